@@ -1,0 +1,50 @@
+# Entry points (README): make demo, make test. Each installs what is missing first.
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+CTEST_JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
+GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+
+.PHONY: all deps configure build test test-unit test-e2e test-sanitize demo bench fuzz clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest -j $(CTEST_JOBS) --output-on-failure --timeout 900
+
+test-unit: build
+	cd $(BUILD) && ctest -j $(CTEST_JOBS) -L unit --output-on-failure
+
+test-e2e: build
+	cd $(BUILD) && ctest -j $(CTEST_JOBS) -L e2e --output-on-failure
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-sanitize: deps
+	@test -f build-asan/CMakeCache.txt || cmake -S . -B build-asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DDGD_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(CTEST_JOBS) --output-on-failure --timeout 1800
+
+demo: build
+	bash scripts/demo.sh $(BUILD)
+
+bench: deps
+	@test -f build-bench/CMakeCache.txt || cmake -S . -B build-bench $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DDGD_BENCH=ON
+	cmake --build build-bench -j $(JOBS)
+	bash bench/run.sh build-bench
+
+fuzz:
+	@DGD_WITH_CLANG=1 bash scripts/install-deps.sh
+	@test -f build-fuzz/CMakeCache.txt || CXX=clang++ cmake -S . -B build-fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDGD_FUZZ=ON -DDGD_SANITIZE=ON
+	cmake --build build-fuzz -j $(JOBS)
+	bash tests/fuzz/run.sh build-fuzz
+
+clean:
+	rm -rf $(BUILD) build-asan build-bench build-fuzz

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every package the project needs to build, test, benchmark and run the
+# demo, from Debian's repositories only. Idempotent: installs only what is missing.
+set -euo pipefail
+
+packages=(
+  cmake make g++ ninja-build ccache pkg-config
+  libcpprest-dev libboost-dev libssl-dev openssl
+  nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-kubernetes python3-yaml
+  curl procps
+)
+if [ "${DGD_WITH_CLANG:-0}" = 1 ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# kubectl v1.32 (with kustomize) is part of the machine, not a Debian package:
+# the e2e tests need it, so say so plainly when it is absent.
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "install-deps: WARNING: kubectl not found on PATH; the kubectl-driven e2e tests will fail" >&2
+fi
