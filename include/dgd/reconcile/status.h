@@ -1,0 +1,74 @@
+// Status of a DynamoGraphDeployment, computed from what the cluster shows.
+//
+// compute_status is a pure function: the same observations give the same status,
+// and a condition keeps its lastTransitionTime while its status does not change,
+// so a reconcile at steady state produces a status equal to the live one and
+// writes nothing.
+//
+// Ready is honest (upstream ai-dynamo/dynamo#3567 reported Ready during
+// rollouts): a component counts as ready only when its live Deployment holds the
+// template the operator wants AND the Deployment controller has rolled that
+// template out to every replica (observedGeneration current, all replicas updated,
+// ready and available, no old replicas left).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace dgd::reconcile {
+
+// One status condition (metav1.Condition).
+struct Condition {
+  std::string type;
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;  // CamelCase, machine-readable
+  std::string message;
+};
+
+// What the reconcile saw of one component of the graph.
+struct ComponentObservation {
+  std::string name;            // component name as written in the DGD
+  std::string type;            // frontend | worker | prefill | decode
+  int32_t desired_replicas = 0;
+  // The live Deployment (as cached), or nullptr when it does not exist yet.
+  const nlohmann::json* deployment = nullptr;
+  // True when the live Deployment already holds every field the operator wants
+  // (the current template); false while an apply is pending or lost.
+  bool template_current = false;
+};
+
+struct StatusInput {
+  int64_t generation = 0;                 // metadata.generation of the DGD
+  std::vector<ComponentObservation> components;
+  // Problems with the spec, each "path: message". Non-empty => SpecValid=False,
+  // Ready=False, and the components keep reporting what is still serving.
+  std::vector<std::string> spec_errors;
+  // Conditions computed elsewhere (Placement, ModelCacheReady, Serving); added as is.
+  std::vector<Condition> extra_conditions;
+  // The live status (may be null/absent): used to keep lastTransitionTime.
+  const nlohmann::json* previous_status = nullptr;
+  std::string now;                        // RFC 3339 UTC, e.g. 2026-11-30T06:00:00Z
+};
+
+// Readiness of one Deployment, as `kubectl rollout status` judges it, plus the
+// replica counts. `reason` is empty when ready.
+struct RolloutState {
+  bool ready = false;
+  std::string reason;    // e.g. "1 of 2 updated replicas are available"
+  int32_t replicas = 0, updated = 0, ready_replicas = 0, available = 0;
+};
+RolloutState rollout_state(const nlohmann::json& deployment, int32_t desired_replicas);
+
+// The full `status` object to write (observedGeneration, state, conditions,
+// components).
+nlohmann::json compute_status(const StatusInput& in);
+
+// True when `computed` differs from `live` in anything that matters (the
+// status write is skipped otherwise).
+bool status_changed(const nlohmann::json& live, const nlohmann::json& computed);
+
+}  // namespace dgd::reconcile

@@ -1,0 +1,180 @@
+#include "dgd/reconcile/status.h"
+
+#include <nlohmann/json.hpp>
+
+namespace dgd::reconcile {
+namespace {
+
+using nlohmann::json;
+
+int64_t int_at(const json& obj, const char* a, const char* b) {
+  auto it = obj.find(a);
+  if (it == obj.end() || !it->is_object()) return 0;
+  auto jt = it->find(b);
+  if (jt == it->end() || !jt->is_number_integer()) return 0;
+  return jt->get<int64_t>();
+}
+
+bool progress_deadline_exceeded(const json& deployment) {
+  auto st = deployment.find("status");
+  if (st == deployment.end() || !st->is_object()) return false;
+  auto conds = st->find("conditions");
+  if (conds == st->end() || !conds->is_array()) return false;
+  for (const auto& c : *conds) {
+    if (c.value("type", "") == "Progressing" && c.value("reason", "") == "ProgressDeadlineExceeded") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The previous condition of `type`, or nullptr.
+const json* previous_condition(const json* previous_status, const std::string& type) {
+  if (previous_status == nullptr || !previous_status->is_object()) return nullptr;
+  auto conds = previous_status->find("conditions");
+  if (conds == previous_status->end() || !conds->is_array()) return nullptr;
+  for (const auto& c : *conds) {
+    if (c.is_object() && c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+json condition_json(const Condition& c, const StatusInput& in) {
+  std::string since = in.now;
+  if (const json* prev = previous_condition(in.previous_status, c.type)) {
+    // The transition time moves only when the status flips; reason or message
+    // changes alone are not transitions (metav1.Condition semantics).
+    if (prev->value("status", "") == c.status && prev->contains("lastTransitionTime")) {
+      since = prev->value("lastTransitionTime", in.now);
+    }
+  }
+  return json{{"type", c.type},
+              {"status", c.status},
+              {"reason", c.reason},
+              {"message", c.message},
+              {"observedGeneration", in.generation},
+              {"lastTransitionTime", since}};
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
+}
+
+// Kubernetes caps condition messages at 32768 bytes; keep them readable well
+// below that, cutting on a character boundary.
+std::string cap_message(std::string msg) {
+  constexpr size_t kMax = 4096;
+  if (msg.size() <= kMax) return msg;
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(msg[cut]) & 0xC0) == 0x80) --cut;
+  msg.resize(cut);
+  return msg + " ...";
+}
+
+}  // namespace
+
+RolloutState rollout_state(const json& deployment, int32_t desired) {
+  RolloutState s;
+  s.replicas = static_cast<int32_t>(int_at(deployment, "status", "replicas"));
+  s.updated = static_cast<int32_t>(int_at(deployment, "status", "updatedReplicas"));
+  s.ready_replicas = static_cast<int32_t>(int_at(deployment, "status", "readyReplicas"));
+  s.available = static_cast<int32_t>(int_at(deployment, "status", "availableReplicas"));
+  const int64_t generation = int_at(deployment, "metadata", "generation");
+  const int64_t observed = int_at(deployment, "status", "observedGeneration");
+
+  if (observed < generation) {
+    s.reason = "waiting for the Deployment controller to observe the new template";
+  } else if (progress_deadline_exceeded(deployment)) {
+    s.reason = "rollout exceeded its progress deadline";
+  } else if (s.updated < desired) {
+    s.reason = std::to_string(s.updated) + " of " + std::to_string(desired) + " replicas updated";
+  } else if (s.replicas > s.updated) {
+    s.reason = std::to_string(s.replicas - s.updated) + " old replicas pending termination";
+  } else if (s.available < s.updated) {
+    s.reason = std::to_string(s.available) + " of " + std::to_string(s.updated) +
+               " updated replicas available";
+  } else if (s.ready_replicas < desired) {
+    s.reason = std::to_string(s.ready_replicas) + " of " + std::to_string(desired) + " replicas ready";
+  } else {
+    s.ready = true;
+  }
+  return s;
+}
+
+json compute_status(const StatusInput& in) {
+  json components = json::object();
+  std::vector<std::string> not_ready;
+  bool any_exists = false;
+  bool rolling = false;
+
+  for (const auto& c : in.components) {
+    json entry = {{"componentKind", "Deployment"}, {"replicas", 0}, {"updatedReplicas", 0},
+                  {"readyReplicas", 0}, {"availableReplicas", 0}};
+    if (c.deployment == nullptr) {
+      not_ready.push_back(c.name + ": Deployment not created yet");
+      components[c.name] = entry;
+      continue;
+    }
+    any_exists = true;
+    const RolloutState r = rollout_state(*c.deployment, c.desired_replicas);
+    entry["componentNames"] = json::array({c.deployment->value("/metadata/name"_json_pointer, "")});
+    entry["replicas"] = r.replicas;
+    entry["updatedReplicas"] = r.updated;
+    entry["readyReplicas"] = r.ready_replicas;
+    entry["availableReplicas"] = r.available;
+    components[c.name] = entry;
+    if (!c.template_current) {
+      not_ready.push_back(c.name + ": update of the Deployment pending");
+      rolling = true;
+    } else if (!r.ready) {
+      not_ready.push_back(c.name + ": " + r.reason);
+      rolling = rolling || r.updated < c.desired_replicas || r.replicas > r.updated;
+    }
+  }
+
+  std::vector<Condition> conds;
+  const bool spec_valid = in.spec_errors.empty();
+  if (!spec_valid) {
+    conds.push_back({"Ready", "False", "InvalidSpec",
+                     "the spec is invalid (see SpecValid); nothing was changed and the previous "
+                     "generation keeps serving"});
+    conds.push_back({"SpecValid", "False", "InvalidSpec", cap_message(join(in.spec_errors, "; "))});
+  } else {
+    if (not_ready.empty()) {
+      conds.push_back({"Ready", "True", "AllComponentsReady", "every component has rolled out and is ready"});
+    } else {
+      conds.push_back({"Ready", "False", rolling ? "RolloutInProgress" : "ComponentsNotReady",
+                       cap_message(join(not_ready, "; "))});
+    }
+    conds.push_back({"SpecValid", "True", "Valid", "the spec passed validation"});
+  }
+  for (const auto& extra : in.extra_conditions) conds.push_back(extra);
+
+  json conditions = json::array();
+  for (const auto& c : conds) conditions.push_back(condition_json(c, in));
+
+  std::string state;
+  if (!spec_valid) {
+    state = "failed";
+  } else if (not_ready.empty()) {
+    state = "successful";
+  } else if (!any_exists) {
+    state = "initializing";
+  } else {
+    state = "pending";
+  }
+
+  return json{{"observedGeneration", in.generation},
+              {"state", state},
+              {"conditions", conditions},
+              {"components", components}};
+}
+
+bool status_changed(const json& live, const json& computed) { return live != computed; }
+
+}  // namespace dgd::reconcile
