@@ -1,0 +1,57 @@
+// Text / JSON ⇄ the typed DGD model (dgd.h). Pure: no I/O.
+//
+// parse() accepts YAML or JSON text (JSON is YAML) holding ONE document and never throws:
+// every problem is returned with its field path, and parsing continues past a bad field
+// (the field is left unset), so one run reports all shape errors at once:
+//  - wrong type               → "spec.components[0].replicas: must be an integer"
+//  - unknown field inside a typed block (model, placement, engine, router, ...)
+//                             → "spec.components[1].engine.tensorParalelSize: unknown field"
+//  - unknown upstream field outside the typed blocks → kept in `extra`, no error.
+// Semantic checks (ranges, names, cross-field rules) are validate.h's job.
+//
+// toJson() is the exact inverse for what the model holds: only set fields are written,
+// keys are sorted (nlohmann::json), so output is deterministic; parse(toJson(d)) == d.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dgd/api/dgd.h"
+#include "dgd/api/field_error.h"
+
+namespace dgd::api {
+
+struct ParseResult {
+  Dgd dgd;                         // best-effort model (bad fields left unset)
+  std::vector<FieldError> errors;  // all shape problems, in document order
+  bool ok() const { return !hasErrors(errors); }
+};
+
+// YAML or JSON text with exactly one document.
+ParseResult parse(std::string_view text);
+
+// An already-decoded document (e.g. from the API server).
+ParseResult fromJson(const nlohmann::json& doc);
+
+// The model back to a JSON document (deterministic).
+nlohmann::json toJson(const Dgd& dgd);
+
+// Block-level conversions, for code that overlays one block on another (recipes) or
+// prints one block. `path` prefixes error paths (e.g. "spec.components[1]").
+Component componentFromJson(const nlohmann::json& j, const std::string& path,
+                            std::vector<FieldError>& errors);
+nlohmann::json toJson(const Component& c);
+nlohmann::json toJson(const Engine& e);
+nlohmann::json toJson(const Router& r);
+nlohmann::json toJson(const Model& m);
+nlohmann::json toJson(const Placement& p);
+nlohmann::json toJson(const EnvVar& e);
+
+// Every JSON field path the typed model can hold, with list items written "[]" and
+// map / raw-JSON values written "{}" (e.g. "spec.components[].engine.kvTransfer.backends[]",
+// "spec.components[].podTemplate{}"). Used to check that the CRD schema and docs/api.md
+// cover the model.
+std::vector<std::string> modelFieldPaths();
+
+}  // namespace dgd::api

@@ -1,0 +1,329 @@
+// Parsing and serialization of the DGD model, driven by the field lists of model_fields.h.
+#include "dgd/api/parse.h"
+
+#include <limits>
+#include <set>
+#include <type_traits>
+
+#include "api/model_fields.h"
+#include "dgd/api/yaml.h"
+
+namespace dgd::api {
+namespace {
+
+using nlohmann::json;
+using Errors = std::vector<FieldError>;
+
+std::string join(const std::string& path, const char* name) {
+  return path.empty() ? std::string(name) : path + "." + name;
+}
+std::string index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// ---- enum traits -----------------------------------------------------------------------
+
+template <class E> struct EnumTraits;
+template <> struct EnumTraits<BackendFramework> {
+  static std::optional<BackendFramework> parse(std::string_view s) { return parseBackendFramework(s); }
+  static constexpr const char* kAllowed = "vllm, sglang, trtllm";
+};
+template <> struct EnumTraits<ComponentType> {
+  static std::optional<ComponentType> parse(std::string_view s) { return parseComponentType(s); }
+  static constexpr const char* kAllowed = "frontend, worker, prefill, decode";
+};
+template <> struct EnumTraits<GpuProduct> {
+  static std::optional<GpuProduct> parse(std::string_view s) { return parseGpuProduct(s); }
+  static constexpr const char* kAllowed = "B200, GB200, H200";
+};
+template <> struct EnumTraits<NicSelection> {
+  static std::optional<NicSelection> parse(std::string_view s) { return parseNicSelection(s); }
+  static constexpr const char* kAllowed = "sriov, pcieMap, none";
+};
+template <> struct EnumTraits<RouterMode> {
+  static std::optional<RouterMode> parse(std::string_view s) { return parseRouterMode(s); }
+  static constexpr const char* kAllowed = "kv, round-robin, random";
+};
+
+template <class T> struct IsOptional : std::false_type {};
+template <class T> struct IsOptional<std::optional<T>> : std::true_type {};
+
+// ---- reading ---------------------------------------------------------------------------
+
+const char* typeName(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "a list";
+    case json::value_t::object: return "an object";
+    case json::value_t::number_float: return "a number with a fraction";
+    default: return "a number";
+  }
+}
+
+void wrongType(Errors& e, const std::string& path, const char* want, const json& got) {
+  e.push_back({path, std::string("must be ") + want + ", got " + typeName(got)});
+}
+
+template <class S> void readStruct(const json& j, const std::string& path, S& out, Errors& e);
+
+bool readInt(const json& j, const std::string& path, int64_t& out, Errors& e) {
+  if (j.is_number_unsigned()) {
+    auto u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      e.push_back({path, "integer out of range"});
+      return false;
+    }
+    out = static_cast<int64_t>(u);
+    return true;
+  }
+  if (j.is_number_integer()) {
+    out = j.get<int64_t>();
+    return true;
+  }
+  wrongType(e, path, "an integer", j);
+  return false;
+}
+
+void read(const json& j, const std::string& path, std::string& out, Errors& e) {
+  if (j.is_string()) out = j.get<std::string>();
+  else wrongType(e, path, "a string", j);
+}
+void read(const json& j, const std::string& path, bool& out, Errors& e) {
+  if (j.is_boolean()) out = j.get<bool>();
+  else wrongType(e, path, "a boolean (true or false)", j);
+}
+void read(const json& j, const std::string& path, int64_t& out, Errors& e) { readInt(j, path, out, e); }
+void read(const json& j, const std::string& path, int32_t& out, Errors& e) {
+  int64_t v = 0;
+  if (!readInt(j, path, v, e)) return;
+  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
+    e.push_back({path, "integer out of range (must fit in 32 bits)"});
+    return;
+  }
+  out = static_cast<int32_t>(v);
+}
+void read(const json& j, const std::string& path, double& out, Errors& e) {
+  if (j.is_number()) out = j.get<double>();
+  else wrongType(e, path, "a number", j);
+}
+void read(const json& j, const std::string&, json& out, Errors&) { out = j; }
+void read(const json& j, const std::string& path, std::map<std::string, std::string>& out, Errors& e) {
+  if (!j.is_object()) return wrongType(e, path, "a map of strings", j);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.value().is_string()) out[it.key()] = it.value().get<std::string>();
+    else wrongType(e, path + "." + it.key(), "a string (quote it)", it.value());
+  }
+}
+
+template <class E>
+  requires std::is_enum_v<E>
+void read(const json& j, const std::string& path, E& out, Errors& e) {
+  if (!j.is_string()) return wrongType(e, path, (std::string("one of: ") + EnumTraits<E>::kAllowed).c_str(), j);
+  auto v = EnumTraits<E>::parse(j.get<std::string>());
+  if (!v) {
+    e.push_back({path, "unsupported value \"" + j.get<std::string>() + "\": must be one of: " + EnumTraits<E>::kAllowed});
+    return;
+  }
+  out = *v;
+}
+
+template <class T>
+  requires std::is_class_v<T> && (!std::is_same_v<T, std::string>) && (!std::is_same_v<T, json>)
+void read(const json& j, const std::string& path, T& out, Errors& e) {
+  readStruct(j, path, out, e);
+}
+
+template <class T> void read(const json& j, const std::string& path, std::optional<T>& out, Errors& e) {
+  T value{};
+  size_t before = e.size();
+  read(j, path, value, e);
+  // A block with errors inside is still kept (its good fields count); a scalar is not.
+  if (e.size() == before || (std::is_class_v<T> && !std::is_same_v<T, std::string> && j.is_object())) {
+    out = std::move(value);
+  }
+}
+
+template <class T> void read(const json& j, const std::string& path, std::vector<T>& out, Errors& e) {
+  if (!j.is_array()) return wrongType(e, path, "a list", j);
+  for (size_t i = 0; i < j.size(); ++i) {
+    T item{};
+    size_t before = e.size();
+    read(j[i], index(path, i), item, e);
+    if (e.size() == before || j[i].is_object()) out.push_back(std::move(item));
+  }
+}
+
+struct Reader {
+  const json& obj;
+  const std::string& path;
+  Errors& errors;
+  std::set<std::string> known;
+  json* extra = nullptr;
+
+  template <class T> void operator()(const char* name, T& member) {
+    known.insert(name);
+    auto it = obj.find(name);
+    if (it == obj.end() || it->is_null()) return;  // null means absent, as in Kubernetes
+    read(*it, join(path, name), member, errors);
+  }
+  void passthrough(json& bag) { extra = &bag; }
+
+  void finish() {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (known.count(it.key())) continue;
+      if (extra) (*extra)[it.key()] = it.value();
+      else errors.push_back({join(path, it.key().c_str()), "unknown field"});
+    }
+  }
+};
+
+template <class S> void readStruct(const json& j, const std::string& path, S& out, Errors& e) {
+  if (!j.is_object()) return wrongType(e, path, "an object", j);
+  Reader r{j, path, e, {}, nullptr};
+  detail::describe(r, out);
+  r.finish();
+}
+
+// ---- writing ---------------------------------------------------------------------------
+
+template <class S> json writeStruct(const S& s);
+
+template <class T> json write(const T& v) {
+  if constexpr (std::is_enum_v<T>) {
+    return toString(v);
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_arithmetic_v<T> || std::is_same_v<T, json> ||
+                       std::is_same_v<T, std::map<std::string, std::string>>) {
+    return json(v);
+  } else {
+    return writeStruct(v);
+  }
+}
+
+template <class T> bool present(const T& v) {
+  if constexpr (IsOptional<T>::value) {
+    return v.has_value();
+  } else if constexpr (std::is_same_v<T, json>) {
+    return !v.is_null();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return !v.empty();
+  } else if constexpr (requires { v.empty(); }) {
+    return !v.empty();  // vectors and maps
+  } else {
+    return true;  // metadata, spec: always written
+  }
+}
+
+struct Writer {
+  json out = json::object();
+  const json* extra = nullptr;
+
+  template <class T> void operator()(const char* name, const T& member) {
+    if (!present(member)) return;
+    if constexpr (IsOptional<T>::value) {
+      out[name] = write(*member);
+    } else if constexpr (requires { member.begin(); } && !std::is_same_v<T, std::string> &&
+                         !std::is_same_v<T, json> && !std::is_same_v<T, std::map<std::string, std::string>>) {
+      json list = json::array();
+      for (const auto& item : member) list.push_back(write(item));
+      out[name] = std::move(list);
+    } else {
+      out[name] = write(member);
+    }
+  }
+  void passthrough(const json& bag) { extra = &bag; }
+};
+
+template <class S> json writeStruct(const S& s) {
+  Writer w;
+  detail::describe(w, const_cast<S&>(s));  // Writer only reads
+  if (w.extra && w.extra->is_object()) {
+    for (auto it = w.extra->begin(); it != w.extra->end(); ++it) {
+      if (!w.out.contains(it.key())) w.out[it.key()] = it.value();
+    }
+  }
+  return w.out;
+}
+
+// ---- field paths -------------------------------------------------------------------------
+
+struct PathLister {
+  std::string prefix;
+  std::vector<std::string>& out;
+
+  template <class T> void operator()(const char* name, T& member) { visit(join(prefix, name), member); }
+  void passthrough(json&) {}
+
+  template <class T> void visit(const std::string& p, T&) {
+    if constexpr (std::is_same_v<T, json> || std::is_same_v<T, std::map<std::string, std::string>>) {
+      out.push_back(p + "{}");
+    } else if constexpr (std::is_class_v<T> && !std::is_same_v<T, std::string>) {
+      out.push_back(p);
+      T probe{};
+      PathLister inner{p, out};
+      detail::describe(inner, probe);
+    } else {
+      out.push_back(p);
+    }
+  }
+  template <class T> void visit(const std::string& p, std::optional<T>&) {
+    T probe{};
+    visit(p, probe);
+  }
+  template <class T> void visit(const std::string& p, std::vector<T>&) {
+    T probe{};
+    visit(p + "[]", probe);
+  }
+};
+
+}  // namespace
+
+ParseResult fromJson(const json& doc) {
+  ParseResult r;
+  if (!doc.is_object()) {
+    r.errors.push_back({"", std::string("the document must be an object, got ") + typeName(doc)});
+    return r;
+  }
+  readStruct(doc, "", r.dgd, r.errors);
+  return r;
+}
+
+ParseResult parse(std::string_view text) {
+  json doc;
+  try {
+    doc = yamlToJson(text);
+  } catch (const YamlError& e) {
+    ParseResult r;
+    r.errors.push_back({"", std::string("cannot parse: ") + e.what()});
+    return r;
+  }
+  if (doc.is_null()) {
+    ParseResult r;
+    r.errors.push_back({"", "empty document"});
+    return r;
+  }
+  return fromJson(doc);
+}
+
+json toJson(const Dgd& d) { return writeStruct(d); }
+json toJson(const Component& c) { return writeStruct(c); }
+json toJson(const Engine& e) { return writeStruct(e); }
+json toJson(const Router& r) { return writeStruct(r); }
+json toJson(const Model& m) { return writeStruct(m); }
+json toJson(const Placement& p) { return writeStruct(p); }
+json toJson(const EnvVar& e) { return writeStruct(e); }
+
+Component componentFromJson(const json& j, const std::string& path, std::vector<FieldError>& errors) {
+  Component c;
+  readStruct(j, path, c, errors);
+  return c;
+}
+
+std::vector<std::string> modelFieldPaths() {
+  std::vector<std::string> out;
+  Dgd probe;
+  PathLister lister{"", out};
+  detail::describe(lister, probe);
+  return out;
+}
+
+}  // namespace dgd::api
