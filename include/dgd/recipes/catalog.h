@@ -1,0 +1,59 @@
+// The recipe catalog: the tuned DGDs under recipes/<model>/<framework>/<target>/dgd.yaml,
+// compiled into the binary (cmake/embed.cmake), so the Kustomize folders, the golden tests
+// and the operator read the same bytes.
+//
+// A recipe's name is its folder path, e.g. "deepseek-v4.1-flash/vllm/disagg-h200-agentic".
+// Catalog objects are immutable after construction and safe to share between threads.
+// Pure: no I/O (the embedded files are data in the binary).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dgd/api/dgd.h"
+#include "dgd/api/field_error.h"
+#include "dgd/common/embedded.h"
+
+namespace dgd::recipes {
+
+struct Recipe {
+  std::string name;       // "deepseek-v4.1-flash/vllm/disagg-h200-agentic"
+  std::string model;      // "deepseek-v4.1-flash"
+  std::string framework;  // "vllm" | "sglang"
+  std::string target;     // "disagg-h200-agentic"
+  std::string source;     // the dgd.yaml text, unchanged
+  api::Dgd dgd;           // the parsed DGD (typed form)
+};
+
+class Catalog {
+ public:
+  // The recipes embedded in this binary. Built once on first use; a recipe that does not
+  // parse is a build defect, caught by unit_recipes, and is left out here.
+  static const Catalog& builtin();
+
+  // A catalog from files named "<model>/<framework>/<target>/dgd.yaml" (other files are
+  // ignored). Problems are appended to `errors` with the file path as the field path.
+  static Catalog fromFiles(const std::vector<EmbeddedFile>& files,
+                           std::vector<api::FieldError>* errors);
+
+  // Recipes sorted by name.
+  const std::vector<Recipe>& all() const { return recipes_; }
+
+  // The recipe with this exact name, or nullptr.
+  const Recipe* find(std::string_view name) const;
+
+  // Why `name` is not a recipe, in one message a user can act on: for SGLang on B200 or
+  // H200 it says there is no such recipe and names the vLLM and SGLang GB200 ones;
+  // otherwise it lists the closest names (same model or framework) or all of them.
+  std::string explainMissing(std::string_view name) const;
+
+ private:
+  std::vector<Recipe> recipes_;
+};
+
+// An embedded support file by path relative to recipes/ (e.g. "scripts/select-rdma-nics.sh"),
+// or nullptr.
+const std::string* embeddedFile(std::string_view path);
+
+}  // namespace dgd::recipes
