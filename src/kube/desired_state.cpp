@@ -1,0 +1,175 @@
+#include "dgd/kube/desired_state.h"
+
+#include <string>
+
+#include "dgd/kube/quantity.h"
+
+namespace dgd::kube {
+
+using nlohmann::json;
+
+namespace {
+
+// Metadata the server owns; a desired value for these is meaningless.
+bool server_managed_metadata(const std::string& key) {
+  return key == "uid" || key == "resourceVersion" || key == "generation" || key == "creationTimestamp" ||
+         key == "managedFields" || key == "selfLink" || key == "deletionTimestamp" ||
+         key == "deletionGracePeriodSeconds";
+}
+
+bool empty_collection(const json& v) { return (v.is_object() || v.is_array()) && v.empty(); }
+
+class Checker {
+ public:
+  explicit Checker(bool typed) : typed_(typed) {}
+
+  // Returns the failing path or nullopt.
+  std::optional<std::string> check(const json& live, const json& desired, const FieldSchema& schema,
+                                   const std::string& path, bool root) const {
+    if (schema.quantity) return quantity_equal(live, desired) ? std::nullopt : fail(path);
+    if (desired.is_object()) {
+      if (!live.is_object()) return fail(path);
+      if (schema.map_type == FieldSchema::MapType::kAtomic) {
+        return values_equal(live, desired, schema) ? std::nullopt : fail(path);
+      }
+      for (const auto& [key, want] : desired.items()) {
+        const std::string child = path + "." + key;
+        const FieldSchema& sub = schema.field(key);
+        auto it = live.find(key);
+        if (root && key == "metadata" && want.is_object() && it != live.end()) {
+          if (auto d = check_metadata(*it, want, sub, child)) return d;
+          continue;
+        }
+        if (want.is_null()) {
+          if (it != live.end() && !it->is_null()) return fail(child);
+          continue;
+        }
+        if (it == live.end() || it->is_null()) {
+          if (empty_collection(want) && dropped_when_empty(want, sub)) continue;
+          return fail(child);
+        }
+        if (auto d = check(*it, want, sub, child, false)) return d;
+      }
+      return std::nullopt;
+    }
+    if (desired.is_array()) {
+      if (!live.is_array()) return fail(path);
+      switch (schema.list_type) {
+        case FieldSchema::ListType::kAtomic:
+          return values_equal(live, desired, schema) ? std::nullopt : fail(path);
+        case FieldSchema::ListType::kSet:
+          for (const json& want : desired) {
+            bool found = false;
+            for (const json& have : live) found = found || values_equal(have, want, schema.items());
+            if (!found) return fail(path + "[=" + want.dump() + "]");
+          }
+          return std::nullopt;
+        case FieldSchema::ListType::kMap:
+          for (const json& want : desired) {
+            json key = item_key(want, schema);
+            std::string child = path + "[" + key_text(key) + "]";
+            if (key.is_null()) return fail(child);
+            const json* match = nullptr;
+            for (const json& have : live) {
+              if (item_key(have, schema) == key) {
+                match = &have;
+                break;
+              }
+            }
+            if (match == nullptr) return fail(child);
+            if (auto d = check(*match, want, schema.items(), child, false)) return d;
+          }
+          return std::nullopt;
+      }
+    }
+    return values_equal(live, desired, schema) ? std::nullopt : fail(path);
+  }
+
+ private:
+  static std::optional<std::string> fail(const std::string& path) { return path.empty() ? "." : path; }
+
+  std::optional<std::string> check_metadata(const json& live, const json& desired, const FieldSchema& schema,
+                                            const std::string& path) const {
+    json filtered = json::object();
+    for (const auto& [k, v] : desired.items()) {
+      if (!server_managed_metadata(k)) filtered[k] = v;
+    }
+    return check(live, filtered, schema, path, false);
+  }
+
+  // The server stores no empty list and no empty Go map in a typed kind.
+  bool dropped_when_empty(const json& want, const FieldSchema& schema) const {
+    if (!typed_) return false;
+    return want.is_array() || schema.is_map;
+  }
+
+  static bool quantity_equal(const json& live, const json& desired) {
+    auto a = canonical_quantity(live);
+    auto b = canonical_quantity(desired);
+    if (a && b) return *a == *b;
+    return live == desired;
+  }
+
+  // Whole-value equality (atomic lists and maps, scalars): numbers by value,
+  // quantities canonically, objects and arrays element by element.
+  static bool values_equal(const json& a, const json& b, const FieldSchema& schema) {
+    if (schema.quantity) return quantity_equal(a, b);
+    if (a.is_object() && b.is_object()) {
+      if (a.size() != b.size()) return false;
+      for (const auto& [k, v] : b.items()) {
+        auto it = a.find(k);
+        if (it == a.end() || !values_equal(*it, v, schema.field(k))) return false;
+      }
+      return true;
+    }
+    if (a.is_array() && b.is_array()) {
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (!values_equal(a[i], b[i], schema.items())) return false;
+      }
+      return true;
+    }
+    return a == b;  // nlohmann compares integers and floats by value
+  }
+
+  // Key fields of a map-list item, defaults filled in; null if a key is missing.
+  static json item_key(const json& item, const FieldSchema& schema) {
+    if (!item.is_object()) return json();
+    json key = json::object();
+    for (const std::string& k : schema.list_keys) {
+      auto it = item.find(k);
+      if (it != item.end() && !it->is_null()) {
+        key[k] = *it;
+      } else if (auto d = schema.list_key_defaults.find(k); d != schema.list_key_defaults.end()) {
+        key[k] = d->second;
+      } else {
+        return json();
+      }
+    }
+    return key;
+  }
+
+  static std::string key_text(const json& key) {
+    if (!key.is_object()) return "?";
+    std::string out;
+    for (const auto& [k, v] : key.items()) {
+      if (!out.empty()) out += ",";
+      out += k + "=" + v.dump();
+    }
+    return out;
+  }
+
+  bool typed_;
+};
+
+}  // namespace
+
+bool holds_desired(const json& live, const json& desired, const FieldSchema& schema) {
+  return !first_difference(live, desired, schema).has_value();
+}
+
+std::optional<std::string> first_difference(const json& live, const json& desired, const FieldSchema& schema) {
+  return Checker(schema.typed).check(live, desired, schema, "", true);
+}
+
+}  // namespace dgd::kube
