@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <regex>
 #include <set>
 
 namespace dgd::api {
@@ -45,6 +44,31 @@ bool allDigits(std::string_view s) {
   return true;
 }
 
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?  (hand-written: std::regex recurses
+// per character and overflows the stack on long hostile scalars).
+bool looksLikeFloat(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t intDigits = digits();
+  size_t fracDigits = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    fracDigits = digits();
+  }
+  if (intDigits == 0 && fracDigits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
 // Plain scalar → JSON value (null, bool, integer, float or string).
 nlohmann::json resolvePlain(const std::string& s) {
   if (isNullWord(s)) return nullptr;
@@ -71,13 +95,28 @@ nlohmann::json resolvePlain(const std::string& s) {
     }
     return std::strtod(s.c_str(), nullptr);  // out of 64-bit range: a float, as in Go
   }
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(s, kFloat)) {
+  if (looksLikeFloat(s)) {
     double v = std::strtod(s.c_str(), nullptr);
     if (std::isfinite(v)) return v;
   }
   // .inf / .nan have no JSON form: keep them as strings.
   return s;
+}
+
+// Strict UTF-8 (JSON strings must be valid UTF-8, or serializing them later throws).
+bool validUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    if (len == 2 && c < 0xc2) return false;  // overlong
+    for (size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
+    }
+    i += len;
+  }
+  return true;
 }
 
 struct Converter {
@@ -92,6 +131,7 @@ struct Converter {
         return nullptr;
       case YAML::NodeType::Scalar: {
         const std::string& s = node.Scalar();
+        if (!validUtf8(s)) throw YamlError(where(node.Mark()) + "invalid UTF-8");
         if (node.Tag() == "?") return resolvePlain(s);
         if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str" || node.Tag() == "!!str") return s;
         if (node.Tag() == "tag:yaml.org,2002:int" || node.Tag() == "tag:yaml.org,2002:float" ||
@@ -112,6 +152,7 @@ struct Converter {
             throw YamlError(where(kv.first.Mark()) + "mapping keys must be scalars");
           }
           const std::string& key = kv.first.Scalar();
+          if (!validUtf8(key)) throw YamlError(where(kv.first.Mark()) + "invalid UTF-8");
           if (out.contains(key)) {
             throw YamlError(where(kv.first.Mark()) + "duplicate key \"" + key + "\"");
           }

@@ -1,0 +1,519 @@
+// Per-field validation: names, ranges, enums, quantities (see validate.h).
+#include "dgd/api/validate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "api/checker.h"
+#include "api/syntax.h"
+#include "dgd/api/defaults.h"
+
+namespace dgd::api {
+namespace detail {
+
+using syntax::shown;
+
+bool contains(std::initializer_list<std::string_view> set, std::string_view v) {
+  return std::find(set.begin(), set.end(), v) != set.end();
+}
+
+std::string listOf(std::initializer_list<std::string_view> set) {
+  std::string out;
+  for (auto s : set) {
+    if (!out.empty()) out += ", ";
+    out += s;
+  }
+  return out;
+}
+
+void Checker::range(const std::string& path, const std::optional<int64_t>& v, int64_t lo, int64_t hi) {
+  if (v && (*v < lo || *v > hi)) {
+    error(path, "must be " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(*v));
+  }
+}
+
+void Checker::oneOf(const std::string& path, const std::optional<std::string>& v,
+                    std::initializer_list<std::string_view> allowed) {
+  if (v && !contains(allowed, *v)) {
+    error(path, "unsupported value \"" + shown(*v) + "\": must be one of: " + listOf(allowed));
+  }
+}
+
+const nlohmann::json* mainContainer(const nlohmann::json& podTemplate, size_t* index) {
+  if (!podTemplate.is_object()) return nullptr;
+  auto spec = podTemplate.find("spec");
+  if (spec == podTemplate.end() || !spec->is_object()) return nullptr;
+  auto containers = spec->find("containers");
+  if (containers == spec->end() || !containers->is_array()) return nullptr;
+  for (size_t i = 0; i < containers->size(); ++i) {
+    const auto& c = (*containers)[i];
+    if (c.is_object() && c.value("name", nlohmann::json()) == "main") {
+      if (index) *index = i;
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> mainContainerGpus(const nlohmann::json& podTemplate) {
+  const nlohmann::json* main = mainContainer(podTemplate);
+  if (!main) return std::nullopt;
+  auto resources = main->find("resources");
+  if (resources == main->end() || !resources->is_object()) return std::nullopt;
+  for (const char* kind : {"limits", "requests"}) {
+    auto list = resources->find(kind);
+    if (list == resources->end() || !list->is_object()) continue;
+    auto gpu = list->find("nvidia.com/gpu");
+    if (gpu == list->end()) continue;
+    if (gpu->is_number_integer()) return gpu->get<int64_t>();
+    if (gpu->is_string()) {
+      auto q = syntax::parseQuantity(gpu->get<std::string>());
+      if (q && *q >= 0 && *q < 1e6 && *q == static_cast<double>(static_cast<int64_t>(*q))) {
+        return static_cast<int64_t>(*q);
+      }
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void Checker::checkAll() {
+  checkMetadata();
+  checkSpec();
+}
+
+void Checker::checkMetadata() {
+  if (dgd_.apiVersion != kApiVersion) {
+    if (dgd_.apiVersion == "nvidia.com/v1alpha1") {
+      error("apiVersion", "v1alpha1 is not served by this operator: convert to nvidia.com/v1beta1 "
+                          "(spec.services map → spec.components list, envs → env)");
+    } else {
+      error("apiVersion", "must be nvidia.com/v1beta1, got \"" + shown(dgd_.apiVersion) + "\"");
+    }
+  }
+  if (dgd_.kind != kKind) error("kind", "must be DynamoGraphDeployment, got \"" + shown(dgd_.kind) + "\"");
+  const ObjectMeta& m = dgd_.metadata;
+  if (m.name.empty()) {
+    error("metadata.name", "required");
+  } else if (!syntax::isDns1035Label(m.name)) {
+    error("metadata.name", "\"" + shown(m.name) +
+                               "\" is not a valid name: lower-case letters, digits and '-', starting with a letter, "
+                               "ending with a letter or digit, at most 63 characters (it prefixes Service names)");
+  }
+  if (!m.namespace_.empty() && !syntax::isDns1123Label(m.namespace_)) {
+    error("metadata.namespace", "\"" + shown(m.namespace_) + "\" is not a valid namespace name");
+  }
+  checkStringMap(m.labels, "metadata.labels", true);
+  checkStringMap(m.annotations, "metadata.annotations", false);
+}
+
+void Checker::checkStringMap(const std::map<std::string, std::string>& m, const std::string& path, bool labels) {
+  size_t total = 0;
+  for (const auto& [k, v] : m) {
+    if (!syntax::isQualifiedName(k)) {
+      error(path + "." + shown(k), "invalid key: [prefix/]name with a DNS prefix and a name of at most 63 "
+                                   "alphanumerics, '-', '_' or '.'");
+    }
+    if (labels && !syntax::isLabelValue(v)) {
+      error(path + "." + shown(k), "invalid label value \"" + shown(v) +
+                                       "\": at most 63 alphanumerics, '-', '_' or '.', starting and ending "
+                                       "with an alphanumeric");
+    }
+    total += k.size() + v.size();
+  }
+  if (!labels && total > 256 * 1024) error(path, "total size must not exceed 256 KiB");
+}
+
+void Checker::checkEnvList(const std::vector<EnvVar>& env, const std::string& path, int component) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < env.size(); ++i) {
+    const EnvVar& e = env[i];
+    std::string p = path + "[" + std::to_string(i) + "]";
+    if (e.name.empty()) {
+      error(p + ".name", "required");
+    } else if (!syntax::isEnvVarName(e.name)) {
+      error(p + ".name", "\"" + shown(e.name) + "\" is not a valid environment variable name");
+    } else if (!seen.insert(e.name).second) {
+      error(p + ".name", "duplicate variable \"" + shown(e.name) + "\" in this list");
+    }
+    if (e.value && !e.valueFrom.is_null()) error(p, "set either value or valueFrom, not both");
+    if (!e.valueFrom.is_null() && !e.valueFrom.is_object()) error(p + ".valueFrom", "must be an object");
+    envs_.push_back({&e, e.name, e.value.value_or(""), p, component});
+  }
+}
+
+void Checker::checkSpec() {
+  const Spec& s = dgd_.spec;
+  if (s.recipe) {
+    // <model>/<framework>/<target>, each a lower-case name (dots allowed in the model).
+    const std::string& r = *s.recipe;
+    size_t a = r.find('/');
+    size_t b = a == std::string::npos ? a : r.find('/', a + 1);
+    bool ok = a != std::string::npos && b != std::string::npos && r.find('/', b + 1) == std::string::npos &&
+              syntax::isDns1123Subdomain(r.substr(0, a)) && syntax::isDns1123Label(r.substr(a + 1, b - a - 1)) &&
+              syntax::isDns1123Label(r.substr(b + 1));
+    if (!ok) {
+      error("spec.recipe", "\"" + shown(r) + "\" is not a recipe name: <model>/<framework>/<target>, e.g. "
+                                              "deepseek-v4.1-flash/vllm/disagg-h200-agentic (`dgdctl recipes list`)");
+    } else if (s.backendFramework) {
+      std::string fw = r.substr(a + 1, b - a - 1);
+      if (fw != toString(*s.backendFramework)) {
+        error("spec.backendFramework", std::string("\"") + toString(*s.backendFramework) +
+                                           "\" contradicts the recipe's framework \"" + fw + "\"");
+      }
+    }
+  }
+  checkEnvList(s.env, "spec.env", -1);
+  checkStringMap(s.annotations, "spec.annotations", false);
+  checkStringMap(s.labels, "spec.labels", true);
+  if (s.model) checkModel(*s.model, "spec.model");
+  if (s.placement) checkPlacement(*s.placement, "spec.placement");
+
+  // Upstream spec fields this operator does not implement: reject rather than ignore.
+  for (auto it = s.extra.begin(); it != s.extra.end(); ++it) {
+    const std::string& k = it.key();
+    std::string p = "spec." + shown(k);
+    if (k == "services" || k == "envs" || k == "pvcs") {
+      error(p, "v1alpha1 field: v1beta1 uses spec.components / spec.env / spec.model.cache");
+    } else if (k == "priorityClassName" || k == "topologyConstraint" || k == "providerOverride") {
+      error(p, "applies to Grove PodCliqueSets only; dgd-operator renders Deployments (not supported)");
+    } else if (k == "experimental") {
+      error(p, "experimental upstream features (kvTransferPolicy, componentGroups) are not supported");
+    } else if (k != "restart") {
+      error(p, "unknown field");
+    }
+  }
+
+  const auto& comps = s.components;
+  if (comps.size() > kMaxComponents) {
+    error("spec.components", "at most " + std::to_string(kMaxComponents) + " components, got " +
+                                 std::to_string(comps.size()));
+  }
+  if (complete_ && comps.empty()) error("spec.components", "at least one component is required");
+  std::map<std::string, size_t> seen;  // lower-case name → first index
+  for (size_t i = 0; i < comps.size(); ++i) {
+    checkComponent(i, comps[i]);
+    if (comps[i].name.empty()) continue;
+    std::string lower = comps[i].name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    auto [it, inserted] = seen.emplace(lower, i);
+    if (!inserted) {
+      error("spec.components[" + std::to_string(i) + "].name",
+            "\"" + shown(comps[i].name) + "\" duplicates spec.components[" + std::to_string(it->second) +
+                "].name (names are unique case-insensitively)");
+    }
+  }
+}
+
+void Checker::checkModel(const Model& m, const std::string& path) {
+  if (m.id && !syntax::isModelId(*m.id)) {
+    error(path + ".id", "\"" + shown(*m.id) + "\" is not a Hugging Face model id ([org/]name of letters, "
+                                              "digits, '.', '_', '-')");
+  }
+  if (m.servedName) {
+    bool ok = !m.servedName->empty() && m.servedName->size() <= 256;
+    for (unsigned char c : *m.servedName) ok = ok && c > 0x20 && c != 0x7f && c != '\'' && c != '"';
+    if (!ok) error(path + ".servedName", "must be 1..256 printable characters without spaces or quotes");
+  }
+  if (m.revision && !syntax::isRevision(*m.revision)) {
+    error(path + ".revision", "\"" + shown(*m.revision) + "\" is not a revision (commit hash, branch or tag)");
+  }
+  if (m.cache) {
+    const ModelCache& c = *m.cache;
+    std::string cp = path + ".cache";
+    if (c.claimName && !syntax::isDns1123Subdomain(*c.claimName)) {
+      error(cp + ".claimName", "\"" + shown(*c.claimName) + "\" is not a valid PersistentVolumeClaim name");
+    }
+    if (complete_ && !c.claimName) error(cp + ".claimName", "required");
+    if (c.mountPath) {
+      const std::string& mp = *c.mountPath;
+      if (!syntax::isCleanAbsolutePath(mp)) {
+        error(cp + ".mountPath", "must be a clean absolute path, got \"" + shown(mp) + "\"");
+      } else {
+        for (const char* reserved : {"/", "/dev", "/dev/shm", "/proc", "/sys", "/etc", "/usr", "/bin", "/lib"}) {
+          if (mp == reserved) error(cp + ".mountPath", "\"" + mp + "\" is a system directory");
+        }
+      }
+    }
+    if (c.create) {
+      std::string p = cp + ".create";
+      if (c.create->size) {
+        auto q = syntax::parseQuantity(*c.create->size);
+        if (!q) error(p + ".size", "\"" + shown(*c.create->size) + "\" is not a quantity (e.g. 1000Gi)");
+        else if (*q <= 0) error(p + ".size", "must be greater than 0");
+      } else if (complete_) {
+        error(p + ".size", "required when the cache is created");
+      }
+      if (c.create->storageClassName && !syntax::isDns1123Subdomain(*c.create->storageClassName)) {
+        error(p + ".storageClassName", "\"" + shown(*c.create->storageClassName) + "\" is not a valid name");
+      }
+      oneOf(p + ".accessMode", c.create->accessMode,
+            {"ReadWriteMany", "ReadWriteOnce", "ReadOnlyMany", "ReadWriteOncePod"});
+    }
+    if (c.keepOnDelete && !c.create) {
+      error(cp + ".keepOnDelete", "only applies to a cache the operator creates (set cache.create)");
+    }
+  }
+  if (m.download) {
+    const ModelDownload& d = *m.download;
+    std::string dp = path + ".download";
+    if (d.tokenSecretRef) {
+      if (!d.tokenSecretRef->name) error(dp + ".tokenSecretRef.name", "required");
+      else if (!syntax::isDns1123Subdomain(*d.tokenSecretRef->name)) {
+        error(dp + ".tokenSecretRef.name", "\"" + shown(*d.tokenSecretRef->name) + "\" is not a valid Secret name");
+      }
+      if (d.tokenSecretRef->key) {
+        bool ok = !d.tokenSecretRef->key->empty() && d.tokenSecretRef->key->size() <= 253;
+        for (char ch : *d.tokenSecretRef->key) {
+          ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.');
+        }
+        if (!ok) error(dp + ".tokenSecretRef.key", "must be a Secret key: letters, digits, '-', '_', '.'");
+      }
+    }
+    if (d.image && !syntax::isImageRef(*d.image)) error(dp + ".image", "not a valid image reference");
+    bool enabled = d.enabled.value_or(true);
+    if (complete_ && enabled) {
+      if (!m.id) error(path + ".id", "required: the download Job fetches this model");
+      if (!m.cache || !m.cache->claimName) error(path + ".cache.claimName", "required: the download Job fills this cache");
+    }
+  }
+}
+
+void Checker::checkPlacement(const Placement& p, const std::string& path) {
+  if (p.rdma) {
+    const Rdma& r = *p.rdma;
+    std::string rp = path + ".rdma";
+    if (r.resource) {
+      if (!syntax::isExtendedResourceName(*r.resource)) {
+        error(rp + ".resource", "\"" + shown(*r.resource) + "\" is not an extended resource name (e.g. rdma/ib)");
+      } else if (*r.resource == "nvidia.com/gpu" || r.resource->find("kubernetes.io/") != std::string::npos) {
+        error(rp + ".resource", "\"" + *r.resource + "\" is not an RDMA device resource");
+      }
+    }
+    range(rp + ".perWorker", r.perWorker, 1, 64);
+    if (r.perWorker && !r.resource) error(rp + ".resource", "required with perWorker");
+    if (r.nicSelection == NicSelection::kSriov && !r.resource) {
+      error(rp + ".nicSelection", "sriov selects NICs from the SR-IOV device plugin's PCIDEVICE_* variables: "
+                                  "set rdma.resource (e.g. rdma/ib) and rdma.perWorker");
+    }
+    if (r.nicSelection == NicSelection::kPcieMap && r.pcieMap.empty()) {
+      error(rp + ".pcieMap", "required with nicSelection pcieMap: list each GPU's PCI address and its NIC's");
+    }
+    if (!r.pcieMap.empty() && r.nicSelection && r.nicSelection != NicSelection::kPcieMap) {
+      error(rp + ".pcieMap", std::string("is only used with nicSelection pcieMap (nicSelection is ") +
+                                 toString(*r.nicSelection) + ")");
+    }
+    std::set<std::string> gpus, nics;
+    for (size_t i = 0; i < r.pcieMap.size(); ++i) {
+      std::string ep = rp + ".pcieMap[" + std::to_string(i) + "]";
+      const PcieMapEntry& e = r.pcieMap[i];
+      if (!e.gpu) error(ep + ".gpu", "required");
+      else if (!syntax::isPciAddress(*e.gpu)) error(ep + ".gpu", "\"" + shown(*e.gpu) + "\" is not a PCI address");
+      else if (!gpus.insert(*e.gpu).second) error(ep + ".gpu", "GPU " + *e.gpu + " is listed twice");
+      if (!e.nic) error(ep + ".nic", "required");
+      else if (!syntax::isPciAddress(*e.nic)) error(ep + ".nic", "\"" + shown(*e.nic) + "\" is not a PCI address");
+      else if (!nics.insert(*e.nic).second) {
+        error(ep + ".nic", "NIC " + *e.nic + " is listed twice: each GPU needs the NIC on its own PCIe switch");
+      }
+    }
+    if (r.pcieMap.size() > 64) error(rp + ".pcieMap", "at most 64 entries");
+  }
+  if (p.nvlink && p.gpu && *p.gpu != GpuProduct::kGB200) {
+    if (p.nvlink->computeDomain.value_or(false)) {
+      error(path + ".nvlink.computeDomain", std::string("ComputeDomains need multi-node NVLink (GB200); "
+                                                        "placement.gpu is ") + toString(*p.gpu));
+    }
+    if (p.nvlink->sameClique.value_or(false)) {
+      error(path + ".nvlink.sameClique", std::string("NVLink cliques exist on GB200 only; placement.gpu is ") +
+                                             toString(*p.gpu));
+    }
+  }
+  for (const auto& [k, v] : p.nodeSelector) {
+    if (!syntax::isQualifiedName(k)) error(path + ".nodeSelector." + shown(k), "invalid label key");
+    if (!syntax::isLabelValue(v)) error(path + ".nodeSelector." + shown(k), "invalid label value \"" + shown(v) + "\"");
+  }
+  if (!p.tolerations.is_null()) {
+    if (!p.tolerations.is_array()) {
+      error(path + ".tolerations", "must be a list of tolerations");
+    } else {
+      for (size_t i = 0; i < p.tolerations.size(); ++i) {
+        if (!p.tolerations[i].is_object()) error(path + ".tolerations[" + std::to_string(i) + "]", "must be an object");
+      }
+    }
+  }
+}
+
+void Checker::checkComponent(size_t ci, const Component& c) {
+  std::string path = "spec.components[" + std::to_string(ci) + "]";
+  if (c.name.empty()) {
+    error(path + ".name", "required");
+  } else if (!syntax::isComponentName(c.name)) {
+    error(path + ".name", "\"" + shown(c.name) + "\" is not a valid component name: letters, digits and '-', "
+                                                 "starting and ending with a letter or digit, at most 63");
+  } else if (!dgd_.metadata.name.empty()) {
+    std::string child = childName(dgd_.metadata.name, c.name);
+    if (child.size() > 63) {
+      error(path + ".name", "child name \"" + shown(child) + "\" is " + std::to_string(child.size()) +
+                                " characters; Kubernetes allows 63: shorten the DGD or component name");
+    }
+  }
+  if (c.type) {
+    if (*c.type == ComponentType::kPlanner || *c.type == ComponentType::kEpp) {
+      error(path + ".type", std::string("type ") + toString(*c.type) +
+                                " is not supported by dgd-operator (supported: frontend, worker, prefill, decode)");
+    }
+  } else if (complete_) {
+    error(path + ".type", "required: one of frontend, worker, prefill, decode");
+  }
+  if (c.replicas && (*c.replicas < 0 || *c.replicas > kMaxReplicas)) {
+    error(path + ".replicas", "must be 0.." + std::to_string(kMaxReplicas) + ", got " + std::to_string(*c.replicas));
+  }
+  if (c.sharedMemorySize) {
+    auto q = syntax::parseQuantity(*c.sharedMemorySize);
+    if (!q) error(path + ".sharedMemorySize", "\"" + shown(*c.sharedMemorySize) + "\" is not a quantity (e.g. 200Gi; \"0\" disables)");
+    else if (*q < 0) error(path + ".sharedMemorySize", "must not be negative");
+  }
+  checkEnvList(c.env, path + ".env", static_cast<int>(ci));
+  checkPodTemplate(ci, c, path);
+
+  for (auto it = c.extra.begin(); it != c.extra.end(); ++it) {
+    const std::string& k = it.key();
+    std::string p = path + "." + shown(k);
+    if (k == "multinode" || k == "roles") {
+      error(p, "multinode components are not supported by dgd-operator (one pod per replica)");
+    } else if (k == "scalingAdapter") {
+      error(p, "DynamoGraphDeploymentScalingAdapter is not supported; scale with replicas");
+    } else if (k == "eppConfig" || k == "frontendSidecar" || k == "dynamoSidecar" || k == "experimental" ||
+               k == "topologyConstraint" || k == "providerOverride") {
+      error(p, "not supported by dgd-operator");
+    } else if (k == "componentType" || k == "subComponentType" || k == "envs" || k == "resources" ||
+               k == "extraPodSpec" || k == "volumeMounts" || k == "sharedMemory" || k == "envFromSecret") {
+      error(p, "v1alpha1 field: in v1beta1 use type / podTemplate / sharedMemorySize");
+    } else if (!contains({"minAvailable", "modelRef", "compilationCache", "globalDynamoNamespace",
+                          "runtimeVersionOverride"},
+                         k)) {
+      error(p, "unknown field");
+    }
+  }
+
+  bool worker = c.type && isWorkerType(*c.type);
+  if (c.engine) {
+    if (c.type == ComponentType::kFrontend) {
+      error(path + ".engine", "engine settings apply to worker, prefill and decode components; use router on a frontend");
+    } else {
+      checkEngine(ci, c, *c.engine, path + ".engine");
+    }
+  }
+  if (c.router) {
+    if (c.type && *c.type != ComponentType::kFrontend) {
+      error(path + ".router", "router settings apply to the frontend component only");
+    } else {
+      checkRouter(ci, c, *c.router, path + ".router");
+    }
+  }
+  (void)worker;
+}
+
+void Checker::checkPodTemplate(size_t ci, const Component& c, const std::string& path) {
+  const nlohmann::json& pt = c.podTemplate;
+  std::string pp = path + ".podTemplate";
+  if (pt.is_null()) {
+    if (complete_ && c.type && *c.type != ComponentType::kPlanner && *c.type != ComponentType::kEpp) {
+      error(pp, "required: a pod template with a container named main and its image");
+    }
+    return;
+  }
+  if (!pt.is_object()) return error(pp, "must be an object (a PodTemplateSpec)");
+  auto spec = pt.find("spec");
+  if (spec == pt.end() || spec->is_null()) {
+    if (complete_) error(pp + ".spec.containers", "required: a container named main with an image");
+    return;
+  }
+  if (!spec->is_object()) return error(pp + ".spec", "must be an object");
+  auto containers = spec->find("containers");
+  if (containers == spec->end() || containers->is_null()) {
+    if (complete_) error(pp + ".spec.containers", "required: a container named main with an image");
+    return;
+  }
+  if (!containers->is_array()) return error(pp + ".spec.containers", "must be a list");
+  std::set<std::string> names;
+  for (size_t k = 0; k < containers->size(); ++k) {
+    const auto& ctr = (*containers)[k];
+    std::string cp = pp + ".spec.containers[" + std::to_string(k) + "]";
+    if (!ctr.is_object()) {
+      error(cp, "must be an object");
+      continue;
+    }
+    auto name = ctr.find("name");
+    if (name == ctr.end() || !name->is_string() || !syntax::isDns1123Label(name->get<std::string>())) {
+      error(cp + ".name", "required: a DNS-1123 label");
+    } else if (!names.insert(name->get<std::string>()).second) {
+      error(cp + ".name", "duplicate container name \"" + name->get<std::string>() + "\"");
+    }
+  }
+  size_t mi = 0;
+  const nlohmann::json* main = mainContainer(pt, &mi);
+  std::string mp = pp + ".spec.containers[" + std::to_string(mi) + "]";
+  if (!main) {
+    if (complete_) error(pp + ".spec.containers", "a container named main is required (it receives the operator's defaults)");
+    return;
+  }
+  auto image = main->find("image");
+  if (image == main->end() || image->is_null()) {
+    if (complete_) error(mp + ".image", "required");
+  } else if (!image->is_string() || !syntax::isImageRef(image->get<std::string>())) {
+    error(mp + ".image", "must be an image reference");
+  }
+  auto args = main->find("args");
+  if (c.engine && args != main->end() && !args->is_null() && !(args->is_array() && args->empty())) {
+    error(mp + ".args", "explicit args conflict with the engine block (the operator renders the engine flags): "
+                        "remove the args, or remove engine and keep the upstream explicit style");
+  }
+  if (c.router && args != main->end() && !args->is_null() && !(args->is_array() && args->empty())) {
+    error(mp + ".args", "explicit args conflict with the router block: remove one of them");
+  }
+  auto env = main->find("env");
+  if (env != main->end() && !env->is_null()) {
+    if (!env->is_array()) {
+      error(mp + ".env", "must be a list");
+    } else {
+      for (size_t i = 0; i < env->size(); ++i) {
+        const auto& e = (*env)[i];
+        std::string ep = mp + ".env[" + std::to_string(i) + "]";
+        if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) {
+          error(ep + ".name", "required");
+          continue;
+        }
+        std::string value = e.contains("value") && e["value"].is_string() ? e["value"].get<std::string>() : "";
+        if (e.contains("value") && !e["value"].is_string() && !e["value"].is_null()) {
+          error(ep + ".value", "must be a string (quote it)");
+        }
+        envs_.push_back({nullptr, e["name"].get<std::string>(), value, ep, static_cast<int>(ci)});
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+std::string childName(std::string_view dgdName, std::string_view componentName) {
+  std::string out(dgdName);
+  out += '-';
+  for (char ch : componentName) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    out += c == '.' ? '-' : c;
+  }
+  return out;
+}
+
+std::vector<FieldError> validate(const Dgd& dgd, const ValidateOptions& options) {
+  bool complete = options.mode == ValidationMode::kComplete ||
+                  (options.mode == ValidationMode::kAuto && !dgd.spec.recipe.has_value());
+  detail::Checker checker(dgd, complete);
+  checker.checkAll();
+  checker.checkGraph();
+  return checker.take();
+}
+
+}  // namespace dgd::api
