@@ -283,6 +283,7 @@ ParseResult fromJson(const json& doc) {
     r.errors.push_back({"", std::string("the document must be an object, got ") + typeName(doc)});
     return r;
   }
+  r.document = true;
   readStruct(doc, "", r.dgd, r.errors);
   return r;
 }

@@ -8,6 +8,7 @@
 #include "api/checker.h"
 #include "api/syntax.h"
 #include "dgd/api/defaults.h"
+#include "dgd/api/parse.h"
 
 namespace dgd::api {
 namespace detail {
@@ -505,6 +506,15 @@ std::string childName(std::string_view dgdName, std::string_view componentName) 
     out += c == '.' ? '-' : c;
   }
   return out;
+}
+
+std::vector<FieldError> parseAndValidate(std::string_view text, const ValidateOptions& options) {
+  ParseResult r = parse(text);
+  std::vector<FieldError> all = std::move(r.errors);
+  if (!r.document) return all;
+  auto more = validate(r.dgd, options);
+  all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  return all;
 }
 
 std::vector<FieldError> validate(const Dgd& dgd, const ValidateOptions& options) {

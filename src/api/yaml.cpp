@@ -12,7 +12,7 @@ namespace dgd::api {
 namespace {
 
 // Limits against hostile input: alias expansion ("billion laughs") and deep nesting.
-constexpr size_t kMaxNodes = 4'000'000;
+constexpr size_t kMaxNodes = 250'000;  // a rendered catalog is ~10k nodes
 constexpr int kMaxDepth = 256;
 
 std::string where(const YAML::Mark& m) {

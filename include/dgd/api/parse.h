@@ -25,6 +25,7 @@ namespace dgd::api {
 struct ParseResult {
   Dgd dgd;                         // best-effort model (bad fields left unset)
   std::vector<FieldError> errors;  // all shape problems, in document order
+  bool document = false;           // the text held one YAML/JSON object (even with bad fields)
   bool ok() const { return !hasErrors(errors); }
 };
 

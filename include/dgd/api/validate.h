@@ -35,6 +35,10 @@ struct ValidateOptions {
 std::vector<FieldError> validate(const Dgd& dgd, const ValidateOptions& options);
 inline std::vector<FieldError> validate(const Dgd& dgd) { return validate(dgd, ValidateOptions{}); }
 
+// parse() then, when the text held a document, validate(): what `dgdctl validate` reports
+// for one file. Text that is not a YAML/JSON object yields only the parse error.
+std::vector<FieldError> parseAndValidate(std::string_view text, const ValidateOptions& options = {});
+
 // The child object name of a component: "<dgd>-<lowercase component name>" with dots
 // replaced by dashes (upstream's rule).
 std::string childName(std::string_view dgdName, std::string_view componentName);
