@@ -98,7 +98,7 @@ std::string decimal_suffix(int exponent, Quantity::Format format) {
     case 9: return "G";
     case 12: return "T";
     case 15: return "P";
-    default: return "E";  // 18; larger exponents are folded into the mantissa by the caller
+    default: return "E";  // 18; larger exponents use exponent notation (see caller)
   }
 }
 
@@ -216,13 +216,9 @@ std::string Quantity::to_string() const {
     default:
       break;
   }
-  if (format == Format::kDecimalSI) {
-    // Upstream has no suffix above E; keep the value exact with E.
-    while (exponent > 18) {
-      m *= 1000;
-      exponent -= 3;
-    }
-  }
+  // Decimal SI has no suffix above E (1e18): upstream falls back to exponent
+  // notation there ("1000E" -> "1e21").
+  if (format == Format::kDecimalSI && exponent > 18) format = Format::kDecimalExponent;
   return sign + digits(m) + decimal_suffix(exponent, format);
 }
 

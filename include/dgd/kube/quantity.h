@@ -6,7 +6,7 @@
 // Values are rounded up to nano (1e-9), as upstream. The canonical form keeps
 // the input's format family (binary SI falls back to decimal SI below 1024 or
 // when not an integer): 1000m -> 1, 0.5 -> 500m, 1024Mi -> 1Gi, 1.5Gi -> 1536Mi,
-// 1000 -> 1k, 1e3 -> 1e3, 0.5Gi -> 512Mi, 1Ki + fraction -> decimal.
+// 1000 -> 1k, 1e3 -> 1e3, 0.5Gi -> 512Mi, 1.5Ki -> 1536, 1000E -> 1e21.
 //
 // Pure; thread-compatible. Magnitudes up to about 1e29 are supported (far
 // beyond any real resource); larger ones are rejected as invalid.

@@ -8,8 +8,8 @@
 //
 // Never owned (stripped from every set, as upstream's stripMetaManager):
 // apiVersion, kind, metadata.{name, namespace, uid, resourceVersion,
-// generation, creationTimestamp, selfLink, managedFields} (the apiserver
-// also excludes deletionTimestamp / deletionGracePeriodSeconds, so do we).
+// generation, creationTimestamp, selfLink, managedFields}; we also exclude
+// deletionTimestamp and deletionGracePeriodSeconds (set only by the server).
 // With `status_subresource`, a write to the main resource neither owns nor
 // changes .status, and a write to "status" owns only .status (reset fields).
 // Not modelled: the 10-Update-managers cap ("ancient-changes"), unions,
@@ -71,8 +71,8 @@ struct ApplyResult {
 // annotation in sync; a live object without managedFields is first attributed
 // to manager "before-first-apply".
 // Throws PatchError(kInvalid) for: applied not an object, managedFields in it,
-// apiVersion/kind/name differing from live, list items missing a key field or
-// duplicated, empty manager.
+// kind differing from live, list items missing a key field or duplicated,
+// empty manager; PatchError(kMalformed) for an invalid quantity.
 ApplyResult server_side_apply(const nlohmann::json& live, const nlohmann::json& applied,
                               const FieldSchema& schema, const ApplyOptions& options);
 

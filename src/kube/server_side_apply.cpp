@@ -1,0 +1,783 @@
+// Server-side apply after kube-apiserver's fieldmanager chain and
+// structured-merge-diff's Updater (Apply = merge, prune, update; Update =
+// compare, move ownership), on nlohmann::json with a FieldSchema.
+#include "dgd/kube/server_side_apply.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "dgd/kube/quantity.h"
+
+namespace dgd::kube {
+
+using nlohmann::json;
+
+namespace {
+
+const char* const kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
+const char* const kBeforeFirstApply = "before-first-apply";
+
+// ---------------------------------------------------------------------------
+// Field sets: a trie of path elements ("f:name", "k:{..}", "v:..", "i:N").
+
+struct FieldSet {
+  bool member = false;
+  std::map<std::string, FieldSet> children;
+
+  bool empty() const {
+    if (member) return false;
+    for (const auto& [k, c] : children) {
+      if (!c.empty()) return false;
+    }
+    return true;
+  }
+  const FieldSet* child(const std::string& pe) const {
+    auto it = children.find(pe);
+    return it == children.end() ? nullptr : &it->second;
+  }
+  void compact() {
+    for (auto it = children.begin(); it != children.end();) {
+      it->second.compact();
+      it = it->second.empty() ? children.erase(it) : std::next(it);
+    }
+  }
+};
+
+FieldSet unite(const FieldSet& a, const FieldSet& b) {
+  FieldSet out = a;
+  out.member = a.member || b.member;
+  for (const auto& [k, c] : b.children) {
+    auto it = out.children.find(k);
+    out.children[k] = it == out.children.end() ? c : unite(it->second, c);
+  }
+  return out;
+}
+
+FieldSet difference(const FieldSet& a, const FieldSet& b) {
+  FieldSet out;
+  out.member = a.member && !b.member;
+  for (const auto& [k, c] : a.children) {
+    const FieldSet* other = b.child(k);
+    FieldSet d = other ? difference(c, *other) : c;
+    if (!d.empty()) out.children[k] = std::move(d);
+  }
+  return out;
+}
+
+FieldSet intersect(const FieldSet& a, const FieldSet& b) {
+  FieldSet out;
+  out.member = a.member && b.member;
+  for (const auto& [k, c] : a.children) {
+    const FieldSet* other = b.child(k);
+    if (!other) continue;
+    FieldSet i = intersect(c, *other);
+    if (!i.empty()) out.children[k] = std::move(i);
+  }
+  return out;
+}
+
+json to_fields_v1(const FieldSet& s) {
+  json out = json::object();
+  if (s.member && !s.children.empty()) out["."] = json::object();
+  for (const auto& [k, c] : s.children) {
+    if (!c.empty()) out[k] = to_fields_v1(c);
+  }
+  return out;
+}
+
+FieldSet from_fields_v1(const json& j) {
+  FieldSet s;
+  if (!j.is_object()) return s;
+  for (const auto& [k, v] : j.items()) {
+    if (k == ".") {
+      s.member = true;
+      continue;
+    }
+    FieldSet c = from_fields_v1(v);
+    if (v.is_object() && v.empty()) c.member = true;
+    s.children[k] = std::move(c);
+  }
+  return s;
+}
+
+// ".spec.containers[name=\"c\"].image" from a list of path elements.
+std::string path_string(const std::vector<std::string>& elements) {
+  std::string out;
+  for (const std::string& pe : elements) {
+    std::string body = pe.substr(2);
+    switch (pe[0]) {
+      case 'f':
+        out += "." + body;
+        break;
+      case 'k': {
+        json key = json::parse(body, nullptr, false);
+        std::string inner;
+        if (key.is_object()) {
+          for (const auto& [k, v] : key.items()) {
+            if (!inner.empty()) inner += ",";
+            inner += k + "=" + v.dump();
+          }
+        }
+        out += "[" + inner + "]";
+        break;
+      }
+      case 'v':
+        out += "[=" + body + "]";
+        break;
+      default:
+        out += "[" + body + "]";
+        break;
+    }
+  }
+  return out;
+}
+
+void member_paths(const FieldSet& s, std::vector<std::string>& prefix, std::vector<std::string>& out) {
+  if (s.member) out.push_back(path_string(prefix));
+  for (const auto& [k, c] : s.children) {
+    prefix.push_back(k);
+    member_paths(c, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+std::vector<std::string> member_paths(const FieldSet& s) {
+  std::vector<std::string> prefix, out;
+  member_paths(s, prefix, out);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Walking values with the schema.
+
+[[noreturn]] void invalid(const std::string& message) {
+  throw PatchError(PatchError::Code::kInvalid, "", message);
+}
+
+// Path element of list item `item` at index `i`. Strict (applied config):
+// errors for items a keyed list cannot identify; lenient (stored objects):
+// falls back to the index.
+std::string item_element(const json& item, const FieldSchema& list, size_t i, bool strict,
+                         const std::string& where) {
+  if (list.list_type == FieldSchema::ListType::kSet) {
+    if (item.is_object() || item.is_array()) {
+      if (strict) invalid(where + ": set list items must be scalars, got " + item.dump());
+      return "i:" + std::to_string(i);
+    }
+    return "v:" + item.dump();
+  }
+  if (list.list_type == FieldSchema::ListType::kMap) {
+    if (!item.is_object()) {
+      if (strict) invalid(where + ": associative list items must be objects, got " + item.dump());
+      return "i:" + std::to_string(i);
+    }
+    json key = json::object();
+    for (const std::string& k : list.list_keys) {
+      auto it = item.find(k);
+      if (it != item.end() && !it->is_null()) {
+        key[k] = *it;
+      } else if (auto d = list.list_key_defaults.find(k); d != list.list_key_defaults.end()) {
+        key[k] = d->second;
+      } else {
+        if (strict) invalid(where + ": associative list with keys has an element that omits key field \"" + k + "\"");
+        return "i:" + std::to_string(i);
+      }
+    }
+    return "k:" + key.dump();
+  }
+  return "i:" + std::to_string(i);
+}
+
+// Path elements of all items of a non-atomic list; strict mode rejects duplicates.
+std::vector<std::string> item_elements(const json& list, const FieldSchema& schema, bool strict,
+                                       const std::string& where) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string pe = item_element(list[i], schema, i, strict, where);
+    if (strict && !seen.insert(pe).second) {
+      invalid(where + ": duplicate entries for key " + path_string({pe}));
+    }
+    out.push_back(std::move(pe));
+  }
+  return out;
+}
+
+// ToFieldSet: the leaf fields, list items, map entries, empty and atomic values.
+void collect(const json& v, const FieldSchema& s, FieldSet& node, bool strict, const std::string& where) {
+  if (v.is_object()) {
+    if (s.map_type == FieldSchema::MapType::kAtomic || v.empty()) {
+      node.member = true;
+      return;
+    }
+    for (const auto& [k, child] : v.items()) {
+      FieldSet& c = node.children["f:" + k];
+      collect(child, s.field(k), c, strict, where + "." + k);
+      if (child.is_null() || (child.is_object() && child.empty())) c.member = true;
+      if (s.is_map && !s.fields.count(k)) c.member = true;
+    }
+  } else if (v.is_array()) {
+    if (s.list_type == FieldSchema::ListType::kAtomic) {
+      node.member = true;
+      return;
+    }
+    std::vector<std::string> pes = item_elements(v, s, strict, where);
+    for (size_t i = 0; i < v.size(); ++i) {
+      FieldSet& c = node.children[pes[i]];
+      if (v[i].is_object() || v[i].is_array()) collect(v[i], s.items(), c, strict, where + path_string({pes[i]}));
+      c.member = true;
+    }
+  } else {
+    node.member = true;
+  }
+}
+
+// Fields the apiserver never tracks (stripMetaManager) and reset fields of
+// the status subresource.
+void strip(FieldSet& set, const std::string& subresource, bool status_subresource) {
+  set.children.erase("f:apiVersion");
+  set.children.erase("f:kind");
+  if (auto it = set.children.find("f:metadata"); it != set.children.end()) {
+    it->second.member = false;
+    for (const char* f : {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
+                          "selfLink", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+      it->second.children.erase(std::string("f:") + f);
+    }
+  }
+  if (status_subresource) {
+    if (subresource == "status") {
+      for (auto it = set.children.begin(); it != set.children.end();) {
+        it = it->first == "f:status" ? std::next(it) : set.children.erase(it);
+      }
+    } else if (subresource.empty()) {
+      set.children.erase("f:status");
+    }
+  }
+  set.compact();
+}
+
+FieldSet field_set(const json& object, const FieldSchema& schema, bool strict, const std::string& subresource,
+                   bool status_subresource) {
+  FieldSet set;
+  if (object.is_object()) collect(object, schema, set, strict, "");
+  strip(set, subresource, status_subresource);
+  return set;
+}
+
+// Paths whose leaf value differs between two objects present in both.
+void modified(const json& a, const json& b, const FieldSchema& s, FieldSet& node) {
+  if (a.is_object() && b.is_object() && s.map_type == FieldSchema::MapType::kGranular) {
+    for (const auto& [k, bv] : b.items()) {
+      auto it = a.find(k);
+      if (it == a.end()) continue;
+      FieldSet& c = node.children["f:" + k];
+      modified(*it, bv, s.field(k), c);
+    }
+    return;
+  }
+  if (a.is_array() && b.is_array() && s.list_type != FieldSchema::ListType::kAtomic) {
+    std::vector<std::string> ape = item_elements(a, s, false, ""), bpe = item_elements(b, s, false, "");
+    for (size_t j = 0; j < b.size(); ++j) {
+      auto it = std::find(ape.begin(), ape.end(), bpe[j]);
+      if (it == ape.end()) continue;
+      FieldSet& c = node.children[bpe[j]];
+      modified(a[static_cast<size_t>(it - ape.begin())], b[j], s.items(), c);
+    }
+    return;
+  }
+  if (a != b) node.member = true;
+}
+
+struct Comparison {
+  FieldSet changed;  // added or modified
+  FieldSet removed;
+};
+
+Comparison compare(const json& old_obj, const json& new_obj, const FieldSchema& schema,
+                   const std::string& subresource, bool status_subresource) {
+  FieldSet old_set = field_set(old_obj, schema, false, subresource, status_subresource);
+  FieldSet new_set = field_set(new_obj, schema, false, subresource, status_subresource);
+  FieldSet mod;
+  if (old_obj.is_object() && new_obj.is_object()) modified(old_obj, new_obj, schema, mod);
+  // Only what both sets know as fields counts as modified (strip applies too).
+  mod = intersect(mod, unite(old_set, new_set));
+  Comparison c;
+  c.changed = unite(difference(new_set, old_set), mod);
+  c.removed = difference(old_set, new_set);
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Merge (apply semantics) and prune.
+
+json without_nulls(const json& v) {
+  if (v.is_object()) {
+    json out = json::object();
+    for (const auto& [k, c] : v.items()) {
+      if (!c.is_null()) out[k] = without_nulls(c);
+    }
+    return out;
+  }
+  if (v.is_array()) {
+    json out = json::array();
+    for (const json& c : v) out.push_back(without_nulls(c));
+    return out;
+  }
+  return v;
+}
+
+json merge(const json& lhs, const json& rhs, const FieldSchema& s);
+
+json merge_lists(const json& lhs, const json& rhs, const FieldSchema& s) {
+  std::vector<std::string> lpe = item_elements(lhs, s, false, ""), rpe = item_elements(rhs, s, false, "");
+  auto find = [](const std::vector<std::string>& v, const std::string& pe) -> long {
+    auto it = std::find(v.begin(), v.end(), pe);
+    return it == v.end() ? -1 : static_cast<long>(it - v.begin());
+  };
+  std::vector<std::string> shared;
+  for (const std::string& pe : rpe) {
+    if (find(lpe, pe) >= 0) shared.push_back(pe);
+  }
+  size_t next_shared = 0;
+  auto item = [&](const std::string& pe) {
+    long l = find(lpe, pe), r = find(rpe, pe);
+    if (r < 0) return lhs[static_cast<size_t>(l)];
+    return l < 0 ? without_nulls(rhs[static_cast<size_t>(r)])
+                 : merge(lhs[static_cast<size_t>(l)], rhs[static_cast<size_t>(r)], s.items());
+  };
+  json out = json::array();
+  size_t li = 0, ri = 0;
+  while (li < lpe.size() || ri < rpe.size()) {
+    if (li < lpe.size() && ri < rpe.size()) {
+      if (lpe[li] == rpe[ri]) {
+        out.push_back(item(lpe[li]));
+        ++li;
+        ++ri;
+        ++next_shared;
+        continue;
+      }
+      if (find(rpe, lpe[li]) >= 0 && next_shared < shared.size() && shared[next_shared] != lpe[li]) {
+        ++li;  // shared item, emitted in the right's order later
+        continue;
+      }
+    }
+    if (li < lpe.size() && find(rpe, lpe[li]) < 0) {
+      out.push_back(lhs[li]);
+      ++li;
+      continue;
+    }
+    if (ri < rpe.size()) {
+      out.push_back(item(rpe[ri]));
+      if (next_shared < shared.size() && shared[next_shared] == rpe[ri]) ++next_shared;
+      ++ri;
+    } else {
+      ++li;  // a shared left item already emitted
+    }
+  }
+  return out;
+}
+
+json merge(const json& lhs, const json& rhs, const FieldSchema& s) {
+  if (lhs.is_object() && rhs.is_object() && s.map_type == FieldSchema::MapType::kGranular) {
+    json out = lhs;
+    for (const auto& [k, v] : rhs.items()) {
+      if (v.is_null()) {
+        out.erase(k);
+        continue;
+      }
+      auto it = lhs.find(k);
+      out[k] = it == lhs.end() ? without_nulls(v) : merge(*it, v, s.field(k));
+    }
+    return out;
+  }
+  if (lhs.is_array() && rhs.is_array() && s.list_type != FieldSchema::ListType::kAtomic) {
+    return merge_lists(lhs, rhs, s);
+  }
+  return without_nulls(rhs);
+}
+
+// Removes what `last` (the applier's previous set) holds and no manager owns
+// now (`owned`), keeping the key fields of surviving list items.
+void prune(json& v, const FieldSchema& s, const FieldSet& last, const FieldSet& owned,
+           const std::vector<std::string>& keep) {
+  if (v.is_object()) {
+    if (s.map_type == FieldSchema::MapType::kAtomic) return;
+    for (auto it = v.begin(); it != v.end();) {
+      const std::string pe = "f:" + it.key();
+      const FieldSet* l = last.child(pe);
+      if (!l || std::find(keep.begin(), keep.end(), it.key()) != keep.end()) {
+        ++it;
+        continue;
+      }
+      const FieldSet* o = owned.child(pe);
+      if (!o || o->empty()) {
+        it = v.erase(it);
+        continue;
+      }
+      if (it->is_object() || it->is_array()) prune(*it, s.field(it.key()), *l, *o, {});
+      ++it;
+    }
+  } else if (v.is_array()) {
+    if (s.list_type == FieldSchema::ListType::kAtomic) return;
+    std::vector<std::string> pes = item_elements(v, s, false, "");
+    json out = json::array();
+    for (size_t i = 0; i < v.size(); ++i) {
+      const FieldSet* l = last.child(pes[i]);
+      const FieldSet* o = owned.child(pes[i]);
+      if (l && (!o || o->empty())) continue;
+      if (l && o && (v[i].is_object() || v[i].is_array())) prune(v[i], s.items(), *l, *o, s.list_keys);
+      out.push_back(std::move(v[i]));
+    }
+    v = std::move(out);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// managedFields entries.
+
+struct Manager {
+  std::string manager, operation, api_version, subresource, time;
+  FieldSet set;
+  // Identity as upstream's BuildManagerIdentifier: Apply ignores apiVersion.
+  std::tuple<std::string, std::string, std::string, std::string> id() const {
+    return {manager, operation, operation == "Apply" ? std::string() : api_version, subresource};
+  }
+};
+
+using Managers = std::vector<Manager>;
+
+std::string str_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Managers decode(const json& entries) {
+  Managers out;
+  if (!entries.is_array()) return out;
+  for (const json& e : entries) {
+    if (!e.is_object()) continue;
+    Manager m;
+    m.manager = str_field(e, "manager");
+    m.operation = str_field(e, "operation");
+    m.api_version = str_field(e, "apiVersion");
+    m.subresource = str_field(e, "subresource");
+    m.time = str_field(e, "time");
+    if (auto f = e.find("fieldsV1"); f != e.end()) m.set = from_fields_v1(*f);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+json encode(Managers managers) {
+  managers.erase(std::remove_if(managers.begin(), managers.end(), [](const Manager& m) { return m.set.empty(); }),
+                 managers.end());
+  std::stable_sort(managers.begin(), managers.end(), [](const Manager& p, const Manager& q) {
+    return std::tie(p.operation, p.time, p.manager, p.api_version, p.subresource) <
+           std::tie(q.operation, q.time, q.manager, q.api_version, q.subresource);
+  });
+  json out = json::array();
+  for (const Manager& m : managers) {
+    json e = {{"manager", m.manager}, {"operation", m.operation}, {"apiVersion", m.api_version},
+              {"fieldsType", "FieldsV1"}, {"fieldsV1", to_fields_v1(m.set)}};
+    if (!m.time.empty()) e["time"] = m.time;
+    if (!m.subresource.empty()) e["subresource"] = m.subresource;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+json without_managed_fields(const json& obj) {
+  if (!obj.is_object()) return json::object();
+  json out = obj;
+  if (auto m = out.find("metadata"); m != out.end() && m->is_object()) {
+    m->erase("managedFields");
+    if (m->empty()) out.erase("metadata");
+  }
+  return out;
+}
+
+void set_managed_fields(json& obj, const Managers& managers) {
+  json encoded = encode(managers);
+  if (encoded.empty()) {
+    if (auto m = obj.find("metadata"); m != obj.end() && m->is_object()) m->erase("managedFields");
+    return;
+  }
+  obj["metadata"]["managedFields"] = std::move(encoded);
+}
+
+// kubectl's client-side -> server-side apply upgrade: fields recorded in the
+// last-applied annotation whose value still matches live may be taken over.
+std::optional<FieldSet> last_applied_allowance(const json& live, const FieldSchema& schema,
+                                               const std::string& subresource, bool status_subresource) {
+  const json* annotations = nullptr;
+  if (auto m = live.find("metadata"); m != live.end() && m->is_object()) {
+    if (auto a = m->find("annotations"); a != m->end() && a->is_object()) annotations = &*a;
+  }
+  if (!annotations) return std::nullopt;
+  auto text = annotations->find(kLastApplied);
+  if (text == annotations->end() || !text->is_string() || text->get_ref<const std::string&>().empty()) {
+    return std::nullopt;
+  }
+  json last = json::parse(text->get<std::string>(), nullptr, false);
+  if (!last.is_object() || str_field(last, "apiVersion") != str_field(live, "apiVersion")) return std::nullopt;
+  FieldSet allowed = field_set(last, schema, false, subresource, status_subresource);
+  Comparison c = compare(last, without_managed_fields(live), schema, subresource, status_subresource);
+  // Fields of last-applied that live lacks are "removed" relative to last.
+  allowed = difference(difference(allowed, c.changed), c.removed);
+  return allowed;
+}
+
+// The request's reset fields: what a write through this endpoint may not set.
+json reset_fields(const json& applied, const std::string& subresource, bool status_subresource) {
+  if (!status_subresource) return applied;
+  json out = applied;
+  if (subresource.empty()) {
+    out.erase("status");
+  } else if (subresource == "status") {
+    for (auto it = out.begin(); it != out.end();) {
+      const std::string& k = it.key();
+      if (k == "status" || k == "apiVersion" || k == "kind") {
+        ++it;
+      } else if (k == "metadata" && it->is_object()) {
+        json meta = json::object();
+        for (const char* f : {"name", "namespace"}) {
+          if (it->contains(f)) meta[f] = (*it)[f];
+        }
+        *it = meta;
+        ++it;
+      } else {
+        it = out.erase(it);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FieldConflict::message() const {
+  std::string out = "conflict with \"" + manager + "\"";
+  if (!subresource.empty()) out += " with subresource \"" + subresource + "\"";
+  if (operation == "Update") out += " using " + api_version;
+  return out;
+}
+
+ApplyResult server_side_apply(const json& live, const json& applied, const FieldSchema& schema,
+                              const ApplyOptions& options) {
+  if (options.manager.empty()) invalid("fieldManager is required for apply requests");
+  if (!applied.is_object()) invalid("apply configuration must be an object");
+  if (auto m = applied.find("metadata"); m != applied.end()) {
+    if (!m->is_object()) invalid("metadata must be an object");
+    if (m->contains("managedFields")) invalid("metadata.managedFields must be nil");
+  }
+  const bool exists = live.is_object();
+  // apiVersion may differ (conversion is the caller's business); kind may not.
+  if (exists && applied.contains("kind") && live.contains("kind") && applied["kind"] != live["kind"]) {
+    invalid("kind of the apply configuration (" + applied["kind"].dump() + ") does not match the object (" +
+            live["kind"].dump() + ")");
+  }
+
+  json config = reset_fields(applied, options.subresource, options.status_subresource);
+  try {
+    canonicalize_quantities(config, schema);
+  } catch (const QuantityError& e) {
+    throw PatchError(PatchError::Code::kMalformed, e.path(), e.what());
+  }
+  const std::string api_version =
+      config.contains("apiVersion") && config["apiVersion"].is_string() ? config["apiVersion"].get<std::string>()
+                                                                         : (exists ? str_field(live, "apiVersion") : "");
+
+  const json live_obj = exists ? without_managed_fields(live) : json::object();
+  Managers managers = exists ? decode(live["metadata"].value("managedFields", json::array())) : Managers{};
+  if (exists && managers.empty()) {
+    // Objects created without field tracking: attribute what exists.
+    Manager before{kBeforeFirstApply, "Update", str_field(live, "apiVersion"), "", "", {}};
+    before.set = field_set(live_obj, schema, false, options.subresource, options.status_subresource);
+    managers.push_back(std::move(before));
+  }
+
+  Manager self{options.manager, "Apply", api_version, options.subresource, "", {}};
+  auto self_it = std::find_if(managers.begin(), managers.end(), [&](const Manager& m) { return m.id() == self.id(); });
+  const bool is_new_entry = self_it == managers.end();
+  FieldSet last = is_new_entry ? FieldSet{} : self_it->set;
+  if (!is_new_entry) self.time = self_it->time;
+  self.set = field_set(config, schema, /*strict=*/true, options.subresource, options.status_subresource);
+
+  json merged = merge(live_obj, config, schema);
+  FieldSet owned = self.set;
+  for (const Manager& m : managers) {
+    if (m.id() != self.id()) owned = unite(owned, m.set);
+  }
+  if (!last.empty()) prune(merged, schema, last, owned, {});
+
+  Comparison cmp = compare(live_obj, merged, schema, options.subresource, options.status_subresource);
+  std::vector<FieldConflict> conflicts;
+  std::vector<std::pair<size_t, FieldSet>> taken;  // per manager index: conflicting set
+  for (size_t i = 0; i < managers.size(); ++i) {
+    const Manager& m = managers[i];
+    if (m.id() == self.id()) continue;
+    FieldSet c = intersect(m.set, cmp.changed);
+    if (c.empty()) continue;
+    for (const std::string& path : member_paths(c)) {
+      conflicts.push_back({m.manager, m.operation, m.api_version, m.subresource, path});
+    }
+    taken.emplace_back(i, std::move(c));
+  }
+
+  bool force = options.force;
+  if (!conflicts.empty() && !force && options.manager == "kubectl" && exists) {
+    if (auto allowed = last_applied_allowance(live, schema, options.subresource, options.status_subresource)) {
+      bool all_allowed = true;
+      std::vector<FieldConflict> rest;
+      for (const auto& [i, c] : taken) {
+        FieldSet outside = difference(c, *allowed);
+        if (!outside.empty()) all_allowed = false;
+        for (const std::string& path : member_paths(outside)) {
+          rest.push_back({managers[i].manager, managers[i].operation, managers[i].api_version,
+                          managers[i].subresource, path});
+        }
+      }
+      if (all_allowed) {
+        force = true;
+      } else {
+        conflicts = std::move(rest);
+      }
+    }
+  }
+  if (!conflicts.empty() && !force) {
+    ApplyResult r;
+    r.object = live;
+    r.conflicts = std::move(conflicts);
+    return r;
+  }
+
+  for (auto& [i, c] : taken) managers[i].set = difference(managers[i].set, c);
+  for (Manager& m : managers) {
+    if (m.id() != self.id()) m.set = difference(m.set, cmp.removed);
+  }
+  const bool changed = merged != live_obj;
+  if (changed || is_new_entry) self.time = options.time;
+  if (is_new_entry) {
+    managers.push_back(std::move(self));
+  } else {
+    *self_it = std::move(self);
+  }
+
+  if (options.manager == "kubectl" && exists) {
+    // Keep the client-side apply annotation in sync (lastAppliedUpdater).
+    const json* ann = nullptr;
+    if (auto m = live_obj.find("metadata"); m != live_obj.end() && m->contains("annotations")) {
+      ann = &(*m)["annotations"];
+    }
+    if (ann && ann->is_object() && ann->contains(kLastApplied)) {
+      json last_applied = applied;
+      if (last_applied.contains("metadata") && last_applied["metadata"].contains("annotations")) {
+        last_applied["metadata"]["annotations"].erase(kLastApplied);
+        if (last_applied["metadata"]["annotations"].empty()) last_applied["metadata"].erase("annotations");
+      }
+      merged["metadata"]["annotations"][kLastApplied] = last_applied.dump();
+    }
+  }
+
+  set_managed_fields(merged, managers);
+  ApplyResult r;
+  r.object = std::move(merged);
+  return r;
+}
+
+json record_update(const json& old, const json& updated, const FieldSchema& schema, const UpdateOptions& options) {
+  if (!updated.is_object()) return updated;
+  const bool exists = old.is_object();
+  Managers managers;
+  const json* request_mf = nullptr;
+  if (auto m = updated.find("metadata"); m != updated.end() && m->is_object()) {
+    if (auto f = m->find("managedFields"); f != m->end()) request_mf = &*f;
+  }
+  auto old_mf = [&] {
+    return exists && old.contains("metadata") && old["metadata"].is_object()
+               ? decode(old["metadata"].value("managedFields", json::array()))
+               : Managers{};
+  };
+  if (!options.subresource.empty() || request_mf == nullptr) {
+    managers = old_mf();
+  } else if (request_mf->is_array() &&
+             (request_mf->empty() || (request_mf->size() == 1 && (*request_mf)[0] == json::object()))) {
+    managers = {};  // reset requested
+  } else {
+    managers = decode(*request_mf);
+    if (managers.empty()) managers = old_mf();
+  }
+
+  json result = without_managed_fields(updated);
+  if (exists && managers.empty()) return result;  // untracked object: stays untracked
+
+  const json old_obj = exists ? without_managed_fields(old) : json::object();
+  Comparison cmp = compare(old_obj, result, schema, options.subresource, options.status_subresource);
+  Manager self{options.manager, options.operation, str_field(updated, "apiVersion"), options.subresource, "", {}};
+  bool found = false;
+  for (Manager& m : managers) {
+    if (m.id() == self.id()) {
+      found = true;
+      m.set = unite(difference(m.set, cmp.removed), cmp.changed);
+      if (!cmp.changed.empty()) m.time = options.time;
+    } else {
+      m.set = difference(difference(m.set, cmp.changed), cmp.removed);
+    }
+  }
+  if (!found && !cmp.changed.empty()) {
+    self.set = cmp.changed;
+    self.time = options.time;
+    managers.push_back(std::move(self));
+  }
+  set_managed_fields(result, managers);
+  return result;
+}
+
+json conflict_status(const std::vector<FieldConflict>& conflicts) {
+  json causes = json::array();
+  for (const FieldConflict& c : conflicts) {
+    causes.push_back({{"type", "FieldManagerConflict"}, {"message", c.message()}, {"field", c.field}});
+  }
+  std::string message;
+  if (conflicts.size() == 1) {
+    message = "Apply failed with 1 conflict: " + conflicts[0].message() + ": " + conflicts[0].field;
+  } else {
+    std::vector<const FieldConflict*> sorted;
+    for (const FieldConflict& c : conflicts) sorted.push_back(&c);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const FieldConflict* a, const FieldConflict* b) {
+      return std::tie(a->manager, a->operation, a->api_version, a->subresource) <
+             std::tie(b->manager, b->operation, b->api_version, b->subresource);
+    });
+    std::string body;
+    std::string current;
+    for (const FieldConflict* c : sorted) {
+      std::string head = c->message();
+      if (head != current) {
+        if (!body.empty()) body += "\n";
+        body += "conflicts with" + head.substr(std::string("conflict with").size()) + ":";
+        current = head;
+      }
+      body += "\n- " + c->field;
+    }
+    message = "Apply failed with " + std::to_string(conflicts.size()) + " conflicts: " + body;
+  }
+  return {{"kind", "Status"},
+          {"apiVersion", "v1"},
+          {"metadata", json::object()},
+          {"status", "Failure"},
+          {"message", message},
+          {"reason", "Conflict"},
+          {"details", {{"causes", causes}}},
+          {"code", 409}};
+}
+
+json fields_v1_of(const json& object, const FieldSchema& schema) {
+  return to_fields_v1(field_set(object, schema, false, "", false));
+}
+
+}  // namespace dgd::kube
