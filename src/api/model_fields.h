@@ -2,7 +2,8 @@
 // modelFieldPaths(): adding a field here is the only edit the three need.
 //
 // describe(v, s) calls, for each field of s, v(name, member) — or v.passthrough(extra)
-// for the struct's bag of unmodelled upstream fields. Visitors overload operator() per
+// for the struct's bag of unmodelled upstream fields, or v.quantity(name, member) for a
+// resource quantity held as a string (JSON may give it as an integer, as Kubernetes allows). Visitors overload operator() per
 // member type.
 #pragma once
 
@@ -28,7 +29,7 @@ template <class V> void describe(V& v, ObjectMeta& s) {
   v.passthrough(s.extra);
 }
 template <class V> void describe(V& v, ModelCacheCreate& s) {
-  v("size", s.size);
+  v.quantity("size", s.size);
   v("storageClassName", s.storageClassName);
   v("accessMode", s.accessMode);
 }
@@ -196,7 +197,7 @@ template <class V> void describe(V& v, Component& s) {
   v("name", s.name);
   v("type", s.type);
   v("replicas", s.replicas);
-  v("sharedMemorySize", s.sharedMemorySize);
+  v.quantity("sharedMemorySize", s.sharedMemorySize);
   v("podTemplate", s.podTemplate);
   v("env", s.env);
   v("engine", s.engine);

@@ -167,6 +167,15 @@ struct Reader {
     read(*it, join(path, name), member, errors);
   }
   void passthrough(json& bag) { extra = &bag; }
+  void quantity(const char* name, std::optional<std::string>& member) {
+    known.insert(name);
+    auto it = obj.find(name);
+    if (it != obj.end() && (it->is_number_integer() || it->is_number_unsigned())) {
+      member = it->dump();  // int-or-string: 0 means "0"
+      return;
+    }
+    (*this)(name, member);
+  }
 
   void finish() {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
@@ -231,6 +240,7 @@ struct Writer {
     }
   }
   void passthrough(const json& bag) { extra = &bag; }
+  void quantity(const char* name, const std::optional<std::string>& member) { (*this)(name, member); }
 };
 
 template <class S> json writeStruct(const S& s) {
@@ -252,6 +262,7 @@ struct PathLister {
 
   template <class T> void operator()(const char* name, T& member) { visit(join(prefix, name), member); }
   void passthrough(json&) {}
+  void quantity(const char* name, std::optional<std::string>& member) { (*this)(name, member); }
 
   template <class T> void visit(const std::string& p, T&) {
     if constexpr (std::is_same_v<T, json> || std::is_same_v<T, std::map<std::string, std::string>>) {
