@@ -14,7 +14,7 @@ std::vector<std::string> parse_pointer(std::string_view pointer, int op_index) {
   std::vector<std::string> tokens;
   if (pointer.empty()) return tokens;
   if (pointer[0] != '/') {
-    throw PatchError(PatchError::Code::kMalformed, std::string(pointer),
+    throw PatchError(PatchError::Code::kInvalid, std::string(pointer),
                      "JSON pointer \"" + std::string(pointer) + "\" must start with '/'", op_index);
   }
   std::string token;
@@ -32,7 +32,7 @@ std::vector<std::string> parse_pointer(std::string_view pointer, int op_index) {
       } else if (next == '1') {
         token += '/';
       } else {
-        throw PatchError(PatchError::Code::kMalformed, std::string(pointer),
+        throw PatchError(PatchError::Code::kInvalid, std::string(pointer),
                          "JSON pointer \"" + std::string(pointer) + "\" has an invalid '~' escape",
                          op_index);
       }
@@ -152,7 +152,7 @@ class Applier {
 const json& member(const json& op, const char* name, int index, const std::string& op_name) {
   auto it = op.find(name);
   if (it == op.end()) {
-    throw PatchError(PatchError::Code::kMalformed, "",
+    throw PatchError(PatchError::Code::kInvalid, "",
                      op_name + " operation (operation " + std::to_string(index) + ") is missing \"" + name + "\"",
                      index);
   }
@@ -162,7 +162,7 @@ const json& member(const json& op, const char* name, int index, const std::strin
 std::string string_member(const json& op, const char* name, int index, const std::string& op_name) {
   const json& v = member(op, name, index, op_name);
   if (!v.is_string()) {
-    throw PatchError(PatchError::Code::kMalformed, "",
+    throw PatchError(PatchError::Code::kInvalid, "",
                      op_name + " operation (operation " + std::to_string(index) + "): \"" + name + "\" must be a string",
                      index);
   }
@@ -193,13 +193,20 @@ json apply_json_patch(const json& document, const json& patch) {
   if (!patch.is_array()) {
     throw PatchError(PatchError::Code::kMalformed, "", "json patch must be an array of operations");
   }
+  if (patch.size() > kMaxJsonPatchOperations) {
+    throw PatchError(PatchError::Code::kTooLarge, "",
+                     "The allowed maximum operations in a JSON patch is " + std::to_string(kMaxJsonPatchOperations) +
+                         ", got " + std::to_string(patch.size()));
+  }
+  for (size_t i = 0; i < patch.size(); ++i) {
+    if (!patch[i].is_object()) {
+      throw PatchError(PatchError::Code::kMalformed, "",
+                       "json patch operation " + std::to_string(i) + " is not an object", static_cast<int>(i));
+    }
+  }
   json doc = document;
   int index = 0;
   for (const json& op : patch) {
-    if (!op.is_object()) {
-      throw PatchError(PatchError::Code::kMalformed, "",
-                       "json patch operation " + std::to_string(index) + " is not an object", index);
-    }
     std::string name = string_member(op, "op", index, "json patch");
     std::string path = string_member(op, "path", index, name);
     std::vector<std::string> tokens = parse_pointer(path, index);
@@ -238,7 +245,7 @@ json apply_json_patch(const json& document, const json& patch) {
                          index);
       }
     } else {
-      throw PatchError(PatchError::Code::kMalformed, path,
+      throw PatchError(PatchError::Code::kInvalid, path,
                        "unexpected json patch operation \"" + name + "\" (operation " + std::to_string(index) + ")",
                        index);
     }

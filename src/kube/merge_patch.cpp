@@ -7,7 +7,13 @@ using nlohmann::json;
 PatchError::PatchError(Code code, std::string path, const std::string& message, int op_index)
     : std::runtime_error(message), code_(code), path_(std::move(path)), op_index_(op_index) {}
 
-int PatchError::http_status() const { return code_ == Code::kMalformed ? 400 : 422; }
+int PatchError::http_status() const {
+  switch (code_) {
+    case Code::kMalformed: return 400;
+    case Code::kTooLarge: return 413;
+    default: return 422;
+  }
+}
 
 json apply_merge_patch(const json& target, const json& patch) {
   if (!patch.is_object()) return patch;

@@ -21,6 +21,7 @@ class PatchError : public std::runtime_error {
     kMalformed,   // the patch itself is not a valid document of its type: 400 BadRequest
     kInvalid,     // well-formed but cannot be applied (missing path, bad directive): 422 Invalid
     kTestFailed,  // a JSON-patch `test` op did not match: 422 Invalid (as kube-apiserver)
+    kTooLarge,    // more JSON-patch operations than the apiserver accepts: 413
   };
 
   PatchError(Code code, std::string path, const std::string& message, int op_index = -1);
@@ -28,7 +29,7 @@ class PatchError : public std::runtime_error {
   Code code() const { return code_; }
   const std::string& path() const { return path_; }
   int op_index() const { return op_index_; }
-  // 400 for kMalformed, 422 otherwise.
+  // 400 for kMalformed, 413 for kTooLarge, 422 otherwise.
   int http_status() const;
 
  private:
