@@ -420,7 +420,7 @@ void Checker::checkPodTemplate(size_t ci, const Component& c, const std::string&
   const nlohmann::json& pt = c.podTemplate;
   std::string pp = path + ".podTemplate";
   if (pt.is_null()) {
-    if (complete_ && c.type && *c.type != ComponentType::kPlanner && *c.type != ComponentType::kEpp) {
+    if (complete_ && c.type != ComponentType::kPlanner && c.type != ComponentType::kEpp) {
       error(pp, "required: a pod template with a container named main and its image");
     }
     return;

@@ -1,0 +1,211 @@
+// validate(): modes, defaults, names, and rules the corpus files do not isolate.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "dgd/api/defaults.h"
+#include "dgd/api/parse.h"
+#include "dgd/api/validate.h"
+
+namespace dgd::api {
+namespace {
+
+Dgd parsed(const std::string& text) {
+  auto r = parse(text);
+  EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors.front().str());
+  return r.dgd;
+}
+
+bool hasPath(const std::vector<FieldError>& errs, const std::string& path) {
+  return std::any_of(errs.begin(), errs.end(), [&](const FieldError& e) { return e.path == path; });
+}
+
+std::string dump(const std::vector<FieldError>& errs) {
+  std::string out;
+  for (const auto& e : errs) out += "\n  " + e.str();
+  return out;
+}
+
+constexpr const char* kOverlay = R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: dsv41-flash-vllm-h200-disagg-agentic}
+spec:
+  recipe: deepseek-v4.1-flash/vllm/disagg-h200-agentic
+  components:
+  - name: DecodeWorker
+    replicas: 2
+    engine: {maxNumSeqs: 512}
+)";
+
+TEST(Validate, OverlayOnARecipeMayBePartial) {
+  Dgd d = parsed(kOverlay);
+  EXPECT_TRUE(validate(d).empty()) << dump(validate(d));
+  // The same document judged as a complete graph misses what the recipe would supply.
+  auto errs = validate(d, {ValidationMode::kComplete});
+  EXPECT_TRUE(hasPath(errs, "spec.components[0].type")) << dump(errs);
+  EXPECT_TRUE(hasPath(errs, "spec.components[0].podTemplate")) << dump(errs);
+  EXPECT_TRUE(hasPath(errs, "spec.backendFramework")) << dump(errs);
+  EXPECT_TRUE(hasPath(errs, "spec.model.id")) << dump(errs);
+}
+
+TEST(Validate, OverlayStillChecksWhatItStates) {
+  Dgd d = parsed(kOverlay);
+  d.spec.components[0].replicas = -3;
+  d.spec.components[0].engine->maxNumSeqs = 0;
+  auto errs = validate(d);
+  EXPECT_TRUE(hasPath(errs, "spec.components[0].replicas")) << dump(errs);
+  EXPECT_TRUE(hasPath(errs, "spec.components[0].engine.maxNumSeqs")) << dump(errs);
+  EXPECT_EQ(errs.size(), 2u) << dump(errs);
+}
+
+TEST(Validate, ReportsEveryProblemNotJustTheFirst) {
+  Dgd d = parsed(kOverlay);
+  d.metadata.name = "Bad_Name";
+  d.spec.components[0].replicas = 100000;
+  d.spec.components[0].sharedMemorySize = "lots";
+  d.spec.components[0].engine->blockSize = 3;
+  d.spec.components[0].engine->speculative = Speculative{};
+  d.spec.components[0].engine->speculative->numSpeculativeTokens = 0;
+  auto errs = validate(d);
+  for (const char* p : {"metadata.name", "spec.components[0].replicas", "spec.components[0].sharedMemorySize",
+                        "spec.components[0].engine.blockSize",
+                        "spec.components[0].engine.speculative.numSpeculativeTokens"}) {
+    EXPECT_TRUE(hasPath(errs, p)) << p << dump(errs);
+  }
+  auto msg = std::find_if(errs.begin(), errs.end(), [](const FieldError& e) {
+    return e.path == "spec.components[0].engine.speculative.numSpeculativeTokens";
+  });
+  ASSERT_NE(msg, errs.end());
+  EXPECT_EQ(msg->str(), "spec.components[0].engine.speculative.numSpeculativeTokens: must be 1..8, got 0");
+}
+
+TEST(Validate, ChildNameBudgetCountsTheSuffix) {
+  EXPECT_EQ(childName("dsv41", "Decode.Worker"), "dsv41-decode-worker");
+  Dgd d = parsed(kOverlay);
+  d.metadata.name = std::string(50, 'a');
+  d.spec.components[0].name = std::string(12, 'B');  // 50 + 1 + 12 = 63: fits
+  EXPECT_FALSE(hasPath(validate(d), "spec.components[0].name"));
+  d.spec.components[0].name = std::string(13, 'B');  // 64: does not
+  auto errs = validate(d);
+  ASSERT_TRUE(hasPath(errs, "spec.components[0].name")) << dump(errs);
+  EXPECT_NE(errs.front().message.find("64 characters"), std::string::npos);
+}
+
+TEST(Validate, HostileValuesNeverCrashAndMessagesStayShort) {
+  Dgd d = parsed(kOverlay);
+  d.metadata.name = std::string(1 << 20, 'x');
+  d.spec.components[0].name = "\xe2\x98\x83snow\xff";  // unicode + an invalid byte
+  d.spec.components[0].replicas = std::numeric_limits<int32_t>::min();
+  auto errs = validate(d);
+  EXPECT_GE(errs.size(), 3u);
+  for (const auto& e : errs) {
+    EXPECT_LT(e.message.size(), 1000u) << e.path;
+    EXPECT_NO_THROW((void)nlohmann::json(e.str()).dump()) << "messages must be valid UTF-8";
+  }
+}
+
+TEST(Validate, DefaultsFillOnlyWhatTheRendererNeedsAndAreIdempotent) {
+  Dgd d = parsed(R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: x}
+spec:
+  backendFramework: vllm
+  model:
+    id: deepseek-ai/DeepSeek-V4.1-Flash
+    cache: {claimName: shared-model-cache, create: {size: 1000Gi}}
+    download: {tokenSecretRef: {name: hf-token-secret}}
+  placement: {rdma: {resource: rdma/ib, perWorker: 4}}
+  components:
+  - name: W
+    type: worker
+    engine:
+      kvEvents: {enableKvCacheEvents: true}
+      kvTransfer: {connector: NixlConnector}
+      eplb: {communicator: torch_gloo}
+)");
+  applyDefaults(d);
+  EXPECT_EQ(d.spec.components[0].replicas, 1);
+  EXPECT_FALSE(d.spec.components[0].sharedMemorySize.has_value());
+  const Model& m = *d.spec.model;
+  EXPECT_EQ(m.servedName, "deepseek-ai/DeepSeek-V4.1-Flash");
+  EXPECT_EQ(m.cache->mountPath, "/shared-model-cache");
+  EXPECT_EQ(m.cache->keepOnDelete, true);
+  EXPECT_EQ(m.cache->create->accessMode, "ReadWriteMany");
+  EXPECT_EQ(m.download->enabled, true);
+  EXPECT_EQ(m.download->image, "python:3.10-slim");
+  EXPECT_EQ(m.download->tokenSecretRef->key, "HF_TOKEN");
+  EXPECT_EQ(d.spec.placement->rdma->nicSelection, NicSelection::kNone);
+  const Engine& e = *d.spec.components[0].engine;
+  EXPECT_EQ(e.kvEvents->port, 5557);
+  EXPECT_EQ(e.kvEvents->topic, "kv-events");
+  EXPECT_EQ(e.kvTransfer->role, "kv_both");
+  EXPECT_EQ(e.kvTransfer->bufferDevice, "cuda");
+  EXPECT_EQ(e.eplb->enabled, true);
+  // Unset engine settings stay unset (the engine's own default applies).
+  EXPECT_FALSE(e.maxNumSeqs || e.blockSize || e.kvCacheDtype || e.speculative || e.attention);
+  Dgd again = d;
+  applyDefaults(again);
+  EXPECT_EQ(again, d);
+}
+
+TEST(Validate, ExplicitModelValuesWinOverDefaults) {
+  Dgd d = parsed(R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: x}
+spec:
+  model: {id: a/b, servedName: other, cache: {claimName: c, mountPath: /models}}
+)");
+  applyDefaults(d);
+  EXPECT_EQ(d.spec.model->servedName, "other");
+  EXPECT_EQ(d.spec.model->cache->mountPath, "/models");
+}
+
+TEST(Validate, MtpOnDecodeOnlyIsAllowedButDsparkIsNot) {
+  // V4-Flash disagg-h200 runs MTP on decode only: a real recipe, must stay valid.
+  const char* base = R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: x}
+spec:
+  backendFramework: vllm
+  model: {id: deepseek-ai/DeepSeek-V4-Flash}
+  components:
+  - name: P
+    type: prefill
+    engine: {kvTransfer: {connector: NixlConnector}}
+    podTemplate: {spec: {containers: [{name: main, image: i}]}}
+  - name: D
+    type: decode
+    engine: {kvTransfer: {connector: NixlConnector}, speculative: {method: METHOD, numSpeculativeTokens: 1}}
+    podTemplate: {spec: {containers: [{name: main, image: i}]}}
+)";
+  std::string mtp = base;
+  mtp.replace(mtp.find("METHOD"), 6, "mtp");
+  EXPECT_TRUE(validate(parsed(mtp)).empty()) << dump(validate(parsed(mtp)));
+  std::string dspark = base;
+  dspark.replace(dspark.find("METHOD"), 6, "dspark");
+  EXPECT_TRUE(hasPath(validate(parsed(dspark)), "spec.components[0].engine.speculative"));
+}
+
+TEST(Validate, SglangOnB200ExplicitStyleIsNotARecipeQuestion) {
+  // Without typed engine settings or a recipe, the user runs their own args: no recipe needed.
+  Dgd d = parsed(R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: x}
+spec:
+  backendFramework: sglang
+  placement: {gpu: B200}
+  components:
+  - name: W
+    type: worker
+    podTemplate: {spec: {containers: [{name: main, image: i, args: [-m, dynamo.sglang]}]}}
+)");
+  EXPECT_TRUE(validate(d).empty()) << dump(validate(d));
+}
+
+}  // namespace
+}  // namespace dgd::api

@@ -1,0 +1,98 @@
+// YAML ⇄ JSON as kubectl reads manifests, and the deterministic emitter.
+#include <gtest/gtest.h>
+
+#include "dgd/api/yaml.h"
+
+namespace dgd::api {
+namespace {
+
+using nlohmann::json;
+
+TEST(Yaml, PlainScalarsResolveLikeKubectl) {
+  json j = yamlToJson(R"(
+a: 1
+b: -7
+c: 0.92
+d: true
+e: yes
+f: "yes"
+g: y
+h: ~
+i: 1e3
+j: 00000000:18:00.0
+k: dba1be0a40aa45a94ad051997016db3960a90277
+l: '4'
+m: 18446744073709551615
+n: .inf
+)");
+  EXPECT_EQ(j["a"], 1);
+  EXPECT_EQ(j["b"], -7);
+  EXPECT_DOUBLE_EQ(j["c"].get<double>(), 0.92);
+  EXPECT_EQ(j["d"], true);
+  EXPECT_EQ(j["e"], true);   // YAML 1.1, as go-yaml v2 / kubectl
+  EXPECT_EQ(j["f"], "yes");  // quoted: a string
+  EXPECT_EQ(j["g"], true);
+  EXPECT_TRUE(j["h"].is_null());
+  EXPECT_DOUBLE_EQ(j["i"].get<double>(), 1000.0);
+  EXPECT_EQ(j["j"], "00000000:18:00.0");
+  EXPECT_EQ(j["k"], "dba1be0a40aa45a94ad051997016db3960a90277");
+  EXPECT_EQ(j["l"], "4");
+  EXPECT_TRUE(j["m"].is_number_unsigned());
+  EXPECT_EQ(j["n"], ".inf");
+}
+
+TEST(Yaml, DuplicateKeysAndBadInputAreErrors) {
+  EXPECT_THROW(yamlToJson("a: 1\na: 2\n"), YamlError);
+  EXPECT_THROW(yamlToJson("a: [1, 2\n"), YamlError);
+  EXPECT_THROW(yamlToJson("a: 1\n---\nb: 2\n"), YamlError);
+  EXPECT_THROW(yamlToJson(std::string("a: \"\xff\xfe\"\n")), YamlError);  // invalid UTF-8
+  EXPECT_TRUE(yamlToJson("").is_null());
+  EXPECT_EQ(yamlToJsonDocuments("a: 1\n---\n---\nb: 2\n").size(), 2u);
+}
+
+TEST(Yaml, AliasBombIsRefused) {
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) text += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
+    text += "]\n";
+  }
+  EXPECT_THROW(yamlToJson(text), YamlError);
+  // A modest alias is fine.
+  EXPECT_EQ(yamlToJson("a: &x {b: 1}\nc: *x\n")["c"]["b"], 1);
+}
+
+TEST(Yaml, EmitterRoundTripsTrickyStrings) {
+  json j = {{"plain", "deepseek-ai/DeepSeek-V4.1-Flash"},
+            {"looksBool", "y"},
+            {"looksNumber", "0.70"},
+            {"looksNull", "null"},
+            {"empty", ""},
+            {"colon", "a: b"},
+            {"hash", "a #b"},
+            {"indicator", "-m"},
+            {"json", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})"},
+            {"script", "set -e\npython3 -m dynamo.vllm \\\n  --x 1\n"},
+            {"scriptNoNewline", "line1\nline2"},
+            {"trailingSpaces", "a \nb"},
+            {"unicode", "héllo 🚀"},
+            {"control", std::string("a\tb\x01")},
+            {"list", json::array({1, "two", json::object(), json::array(), json::array({3})})},
+            {"nested", {{"emptyObj", json::object()}, {"n", nullptr}, {"f", 0.92}, {"b", false}}}};
+  std::string yaml = jsonToYaml(j);
+  EXPECT_EQ(yamlToJson(yaml), j) << yaml;
+  EXPECT_EQ(jsonToYaml(j), yaml);  // deterministic
+  EXPECT_NE(yaml.find("plain: deepseek-ai/DeepSeek-V4.1-Flash\n"), std::string::npos);
+  EXPECT_NE(yaml.find("looksBool: \"y\"\n"), std::string::npos);
+  EXPECT_NE(yaml.find("script: |\n"), std::string::npos);
+}
+
+TEST(Yaml, EmitterTopLevelShapes) {
+  EXPECT_EQ(jsonToYaml(json::object()), "{}\n");
+  EXPECT_EQ(jsonToYaml(json::array({"a", "b"})), "- a\n- b\n");
+  EXPECT_EQ(jsonToYaml(json{{"a", {{"b", 1}}}}), "a:\n  b: 1\n");
+  EXPECT_EQ(jsonToYaml(json{{"a", json::array({json{{"b", 1}, {"c", 2}}})}}), "a:\n- b: 1\n  c: 2\n");
+}
+
+}  // namespace
+}  // namespace dgd::api
