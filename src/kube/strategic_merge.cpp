@@ -128,6 +128,30 @@ json normalize_order(const json& merged, const json& patch_list, const json& pat
 
 json merge_map(json original, const json& patch, const FieldSchema& schema, const std::string& path);
 
+bool same_item(const json& a, const json& b, const std::string& key) {
+  if (key.empty()) return a == b;
+  return a.is_object() && b.is_object() && a.contains(key) && b.contains(key) && a[key] == b[key];
+}
+
+// validatePatchWithSetOrderList: the patch list (minus `$patch: delete`
+// items) must follow the relative order of $setElementOrder.
+void check_order(const json& patch_list, const json& order, const std::string& key, const std::string& path) {
+  size_t p = 0, o = 0;
+  std::vector<const json*> items;
+  for (const json& item : patch_list) {
+    if (item.is_object() && item.contains(kPatch)) continue;
+    items.push_back(&item);
+  }
+  while (p < items.size() && o < order.size()) {
+    if (same_item(*items[p], order[o], key)) ++p;
+    ++o;
+  }
+  if (p < items.size()) {
+    invalid(path, "the order in patch list " + patch_list.dump() + " doesn't match $setElementOrder list " +
+                      order.dump());
+  }
+}
+
 json merge_list(const json& original, const json& patch, const FieldSchema& schema, const std::string& path) {
   if (original.empty() && patch.empty()) return original;
   char kind = element_kind(original, patch, path);
@@ -239,6 +263,7 @@ json merge_map(json original, const json& patch, const FieldSchema& schema, cons
         }
       }
     }
+    if (in_patch) check_order(*patch_it, order, key, child);
     json server_order = in_orig ? *orig_it : json::array();
     original[field] = normalize_order(merged, order, order, server_order, key);
     done.push_back(field);
