@@ -172,9 +172,6 @@ void Checker::checkEngine(size_t ci, const Component& c, const Engine& e, const 
         error(path + ".attention.useFp4IndexerCache", "the FP4 indexer cache needs Blackwell (B200/GB200)" + onGpu);
       }
     }
-    if (sglang && (a.indexerKvDtype || a.indexerSparseLogits || a.useFp4IndexerCache)) {
-      error(path + ".attention", "the sparse-indexer options are vLLM settings; SGLang takes only attention.backend");
-    }
   }
   if (e.compilation) {
     oneOf(path + ".compilation.cudagraphMode", e.compilation->cudagraphMode, kCudagraphModes);
@@ -308,6 +305,9 @@ void Checker::checkEngine(size_t ci, const Component& c, const Engine& e, const 
       error(tp + ".backends", "backends and numThreads configure NixlConnector only");
     }
     if (vllm) {
+      if (complete_ && !t.connector && (t.role || t.bufferDevice || !t.backends.empty() || t.numThreads)) {
+        error(tp + ".connector", "required: without a connector vLLM gets no --kv-transfer-config");
+      }
       if (t.transferBackend) error(tp + ".transferBackend", "is an SGLang setting; vLLM uses connector");
       if (t.bootstrapPort) error(tp + ".bootstrapPort", "is an SGLang setting");
     }
@@ -365,9 +365,15 @@ void Checker::checkEngine(size_t ci, const Component& c, const Engine& e, const 
     }
   }
 
-  // vLLM-only settings under SGLang.
+  // vLLM-only settings under SGLang (the SGLang renderer has no place for them).
   if (sglang) {
-    for (auto [set, name] : {std::pair{e.epWeightFilter.has_value(), "epWeightFilter"},
+    for (auto [set, name] : {std::pair{e.expertParallel.has_value(), "expertParallel"},
+                             {e.attention.has_value(), "attention"},
+                             {e.prefixCaching.has_value(), "prefixCaching"},
+                             {e.parsers && e.parsers->tokenizerMode.has_value(), "parsers.tokenizerMode"},
+                             {e.speculative && e.speculative->numSpeculativeTokens.has_value(),
+                              "speculative.numSpeculativeTokens"},
+                             {e.epWeightFilter.has_value(), "epWeightFilter"},
                              {e.compilation.has_value(), "compilation"},
                              {e.maxNumBatchedTokens.has_value(), "maxNumBatchedTokens"},
                              {e.maxCudagraphCaptureSize.has_value(), "maxCudagraphCaptureSize"},
@@ -379,9 +385,12 @@ void Checker::checkEngine(size_t ci, const Component& c, const Engine& e, const 
                              {e.languageModelOnly.has_value(), "languageModelOnly"},
                              {e.gpuMemoryUtilization.has_value(), "gpuMemoryUtilization"}}) {
       if (set) {
-        error(path + "." + name, std::string("is a vLLM setting; with SGLang use the sglang block") +
-                                     (std::string_view(name) == "gpuMemoryUtilization" ? " (memFractionStatic)" : "") +
-                                     " or sglang.extraConfig");
+        std::string_view n = name;
+        std::string hint = n == "gpuMemoryUtilization" ? " (memFractionStatic)"
+                           : n == "expertParallel" ? " (expertParallelSize is SGLang's ep-size)"
+                           : n == "speculative.numSpeculativeTokens" ? " (numDraftTokens / numSteps / dsparkBlockSize)"
+                                                                     : "";
+        error(path + "." + name, "is a vLLM setting; with SGLang use the sglang block" + hint + " or sglang.extraConfig");
       }
     }
   }

@@ -292,6 +292,11 @@ case("sglang-disagg-without-transfer-backend", "spec.components[2].engine.kvTran
      mutate(lambda d: E(d, 2).pop("kvTransfer"), sglang_base))
 case("sglang-cuda-graph-bs-in-config", "spec.components[1].engine.sglang.extraConfig.cuda-graph-max-bs-decode",
      mutate(lambda d: E(d, 1)["sglang"].update({"extraConfig": {"cuda-graph-max-bs-decode": 64}}), sglang_base))
+case("sglang-vllm-only-settings", ["spec.components[1].engine.expertParallel", "spec.components[1].engine.attention"],
+     mutate(lambda d: E(d, 1).update({"expertParallel": True, "attention": {"backend": "FLASHMLA"}}), sglang_base),
+     why="settings the SGLang renderer has no place for")
+case("vllm-kv-transfer-without-connector", P + ".kvTransfer.connector",
+     mutate(lambda d: E(d, 1)["kvTransfer"].pop("connector")))
 case("gb200-split-clique-without-rdma", "spec.placement.nvlink.sameClique",
      mutate(lambda d: d["spec"]["placement"]["nvlink"].update({"sameClique": False}), sglang_base))
 case("keep-on-delete-without-create", "spec.model.cache.keepOnDelete",
