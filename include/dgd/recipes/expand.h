@@ -1,0 +1,42 @@
+// expand: recipe + user DGD → the explicit graph (DESIGN.md §3). Pure.
+//
+// The recipe named by spec.recipe is the base and what the user's DGD states overrides
+// it, field by field:
+//  - metadata is the user's (name, namespace, labels, annotations);
+//  - typed blocks (model, placement, engine, router, ...) merge recursively; a value the
+//    user sets replaces the recipe's; lists (backends, pcieMap, extraArgs, tolerations)
+//    are replaced whole;
+//  - components are matched by name: a matched component merges as above, a new one is
+//    appended after the recipe's; a component's `type` cannot differ from the recipe's;
+//  - env lists (spec.env, components[].env) merge by variable name;
+//  - podTemplate merges strategically (containers, env, volumes... by their keys), the
+//    way the operator later puts it over its own defaults.
+// The result has no spec.recipe and has api::applyDefaults applied, so it is complete and
+// rendering it needs nothing else. Expanding a DGD without spec.recipe only applies
+// defaults. Expanding is idempotent: expand(expand(x)) == expand(x).
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "dgd/api/dgd.h"
+#include "dgd/api/field_error.h"
+#include "dgd/recipes/catalog.h"
+
+namespace dgd::recipes {
+
+struct ExpandResult {
+  api::Dgd graph;                         // the explicit graph (valid only when ok())
+  std::vector<api::FieldError> errors;    // e.g. spec.recipe unknown, a component's type changed
+  bool ok() const { return !api::hasErrors(errors); }
+};
+
+ExpandResult expand(const Catalog& catalog, const api::Dgd& user);
+
+// The JSON-level overlay used by expand, exposed for tests: `over` merged onto `base`
+// (both DGD documents as api::toJson writes them). Errors carry field paths of `over`.
+nlohmann::json overlayDgd(const nlohmann::json& base, const nlohmann::json& over,
+                          std::vector<api::FieldError>& errors);
+
+}  // namespace dgd::recipes

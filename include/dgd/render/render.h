@@ -1,0 +1,80 @@
+// render: explicit graph → the desired child objects of one DGD (DESIGN.md §3). Pure.
+//
+// Input is an expanded graph (recipes::expand): no spec.recipe, defaults applied. A DGD
+// written in upstream's explicit style (args in podTemplate, no typed blocks) is such a
+// graph too and renders with its args untouched.
+//
+// Per component a Deployment and a Service named `<dgd>-<lowercase component>` with
+// upstream Dynamo's labels, env, ports and probes; for the graph the discovery
+// ServiceAccount / Role / RoleBinding (`<dgd>-k8s-service-discovery*`), the SGLang
+// ConfigMap, the GB200 ComputeDomain, and the model-cache PVC and download Job where the
+// DGD asks for them. Two layers build each pod template:
+//  1. lowering (lowerPodTemplate): the typed blocks become an explicit podTemplate
+//     (command / args, DYN_ROUTER_* env, model cache mount, RDMA and NVLink placement);
+//     the user's podTemplate is merged over it strategically, then components[].env.
+//     toUpstream() stops here: its output is a v1beta1 DGD the upstream operator accepts.
+//  2. injection: what upstream's operator adds to every pod (labels, DYN_* / POD_* env,
+//     ports, default probes, /dev/shm, the discovery ServiceAccount).
+//
+// Output contract (what the reconciler and `dgdctl render` rely on):
+//  - deterministic: same input, byte-identical output; objects ordered by kind
+//    (ServiceAccount, Role, RoleBinding, PersistentVolumeClaim, Job, ComputeDomain,
+//    ConfigMap, Service, Deployment) then by name; object keys sorted; env sorted by name,
+//    volumes by name, mounts by path, ports by number;
+//  - quantities canonical as the API server stores them ("1024Mi" → "1Gi");
+//  - only fields the operator decides are set (no server defaults), so comparing a live
+//    object with the desired one field by field is exact;
+//  - every child except a kept model-cache PVC carries one ownerReference placeholder
+//    to the DGD with `uid: ""` (controller, blockOwnerDeletion); the controller replaces
+//    it with the DGD's uid (reconcile::set_controller_owner) before applying.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "dgd/api/dgd.h"
+#include "dgd/api/field_error.h"
+
+namespace dgd::render {
+
+// Label keys and values (upstream Dynamo, reference dynamo-api.md §14).
+inline constexpr const char* kLabelDgdName = "nvidia.com/dynamo-graph-deployment-name";
+inline constexpr const char* kLabelComponent = "nvidia.com/dynamo-component";
+inline constexpr const char* kLabelComponentType = "nvidia.com/dynamo-component-type";
+inline constexpr const char* kLabelDynamoNamespace = "nvidia.com/dynamo-namespace";
+inline constexpr const char* kLabelSelector = "nvidia.com/selector";
+inline constexpr const char* kLabelDiscoveryBackend = "nvidia.com/dynamo-discovery-backend";
+inline constexpr const char* kLabelDiscoveryEnabled = "nvidia.com/dynamo-discovery-enabled";
+inline constexpr const char* kLabelManagedBy = "app.kubernetes.io/managed-by";
+inline constexpr const char* kManagedByValue = "dgd-operator";
+
+struct RenderOptions {
+  // Namespace of a DGD whose metadata has none (e.g. `kubectl kustomize` output).
+  std::string defaultNamespace = "default";
+};
+
+struct RenderResult {
+  std::vector<nlohmann::json> objects;   // the desired children, in the documented order
+  std::vector<api::FieldError> errors;   // a podTemplate that cannot be merged, ...
+  bool ok() const { return !api::hasErrors(errors); }
+};
+
+RenderResult render(const api::Dgd& graph, const RenderOptions& options = {});
+
+// The graph as upstream-compatible documents: first the v1beta1 DGD with every typed
+// block lowered into its podTemplates (spec.recipe / model / placement and
+// components[].engine / router / env removed), then the objects upstream's operator does
+// not create but the lowered pods need (SGLang ConfigMap, ComputeDomain, model-cache PVC
+// and download Job), as render() makes them.
+RenderResult toUpstream(const api::Dgd& graph, const RenderOptions& options = {});
+
+// Layer 1 for one component of `graph`: the explicit podTemplate (see above).
+nlohmann::json lowerPodTemplate(const api::Dgd& graph, const api::Component& component,
+                                std::vector<api::FieldError>& errors);
+
+// "<k8s namespace>-<dgd name>": the Dynamo namespace of a graph's pods (DYN_NAMESPACE).
+std::string dynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName);
+
+}  // namespace dgd::render

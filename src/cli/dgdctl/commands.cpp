@@ -1,0 +1,222 @@
+#include "cli/dgdctl/commands.h"
+
+#include <optional>
+#include <ostream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "dgd/api/parse.h"
+#include "dgd/api/validate.h"
+#include "dgd/api/yaml.h"
+#include "dgd/recipes/catalog.h"
+#include "dgd/recipes/expand.h"
+#include "dgd/render/render.h"
+
+namespace dgd::cli {
+namespace {
+
+using nlohmann::json;
+
+// Several documents: YAML "---"-separated, or a JSON v1 List.
+void printDocuments(const std::vector<json>& docs, Format f, std::ostream& out) {
+  if (f == Format::kJson) {
+    out << json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", docs}}.dump(2) << "\n";
+    return;
+  }
+  for (const auto& d : docs) out << "---\n" << api::jsonToYaml(d);
+}
+
+bool isDgd(const json& doc) {
+  return doc.is_object() && doc.value("kind", std::string()) == api::kKind;
+}
+
+// The documents of the input. A v1 List is unpacked. Reports YAML errors on `err`.
+std::optional<std::vector<json>> readDocuments(const std::string& text, const std::string& source,
+                                               std::ostream& err) {
+  std::vector<json> docs;
+  try {
+    docs = api::yamlToJsonDocuments(text);
+  } catch (const api::YamlError& e) {
+    err << source << ": " << e.what() << "\n";
+    return std::nullopt;
+  }
+  std::vector<json> out;
+  for (auto& d : docs) {
+    if (d.is_object() && d.value("kind", std::string()) == "List" && d.contains("items") && d["items"].is_array()) {
+      for (auto& item : d["items"]) out.push_back(item);
+    } else {
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+struct Prepared {
+  std::string name;                      // DGD name (or "document N")
+  std::vector<api::FieldError> problems; // errors and warnings, deduplicated, in order
+  std::optional<api::Dgd> graph;         // the explicit graph when no error
+};
+
+// parse → validate what the user wrote → expand → validate the whole graph.
+Prepared prepare(const json& doc, size_t index) {
+  Prepared p;
+  p.name = "document " + std::to_string(index + 1);
+  std::set<std::string> seen;
+  auto add = [&](const std::vector<api::FieldError>& es) {
+    for (const auto& e : es) {
+      if (seen.insert(e.str()).second) p.problems.push_back(e);
+    }
+  };
+  auto parsed = api::fromJson(doc);
+  if (!parsed.dgd.metadata.name.empty()) p.name = parsed.dgd.metadata.name;
+  add(parsed.errors);
+  if (!parsed.ok()) return p;
+  add(api::validate(parsed.dgd));
+  auto expanded = recipes::expand(recipes::Catalog::builtin(), parsed.dgd);
+  add(expanded.errors);
+  if (!expanded.ok()) return p;
+  add(api::validate(expanded.graph, api::ValidateOptions{api::ValidationMode::kComplete}));
+  if (!api::hasErrors(p.problems)) p.graph = std::move(expanded.graph);
+  return p;
+}
+
+void reportProblems(const Prepared& p, const std::string& source, std::ostream& err) {
+  for (const auto& e : p.problems) {
+    err << source << ": " << p.name << ": " << (e.severity == api::Severity::kWarning ? "warning: " : "error: ")
+        << e.str() << "\n";
+  }
+}
+
+// Runs `each` on the prepared graph of every DGD document; 1 when any document fails.
+template <class F>
+int forEachGraph(const std::string& text, const std::string& source, std::ostream& err, F each) {
+  auto docs = readDocuments(text, source, err);
+  if (!docs) return 1;
+  int rc = 0;
+  size_t count = 0;
+  for (size_t i = 0; i < docs->size(); ++i) {
+    if (!isDgd((*docs)[i])) continue;
+    ++count;
+    Prepared p = prepare((*docs)[i], i);
+    reportProblems(p, source, err);
+    if (!p.graph) {
+      rc = 1;
+      continue;
+    }
+    if (!each(*p.graph, p)) rc = 1;
+  }
+  if (count == 0) {
+    err << source << ": no " << api::kKind << " document found\n";
+    return 1;
+  }
+  return rc;
+}
+
+int gpuCount(const api::Dgd& dgd) {
+  int total = 0;
+  for (const auto& c : dgd.spec.components) {
+    if (!c.type || !api::isWorkerType(*c.type) || !c.podTemplate.is_object()) continue;
+    for (const auto& ct : c.podTemplate["spec"].value("containers", json::array())) {
+      const auto& req = ct.value("resources", json::object()).value("requests", json::object());
+      if (req.contains("nvidia.com/gpu")) {
+        const auto& g = req["nvidia.com/gpu"];
+        total += c.replicas.value_or(1) * (g.is_string() ? std::stoi(g.get<std::string>()) : g.get<int>());
+      }
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+int recipesList(const CommonOptions& o, std::ostream& out, bool table) {
+  const auto& all = recipes::Catalog::builtin().all();
+  if (table) {
+    out << "NAME                                            GPUS  COMPONENTS\n";
+    for (const auto& r : all) {
+      std::string comps;
+      for (const auto& c : r.dgd.spec.components) {
+        if (!comps.empty()) comps += " ";
+        comps += c.name + "x" + std::to_string(c.replicas.value_or(1));
+      }
+      std::string name = r.name;
+      name.resize(std::max<size_t>(name.size() + 1, 48), ' ');
+      std::string gpus = std::to_string(gpuCount(r.dgd));
+      gpus.resize(6, ' ');
+      out << name << gpus << comps << "\n";
+    }
+    return 0;
+  }
+  json items = json::array();
+  for (const auto& r : all) {
+    json comps = json::array();
+    for (const auto& c : r.dgd.spec.components) {
+      comps.push_back({{"name", c.name}, {"type", c.type ? api::toString(*c.type) : ""}, {"replicas", c.replicas.value_or(1)}});
+    }
+    items.push_back({{"name", r.name}, {"dgd", r.dgd.metadata.name}, {"model", r.model},
+                     {"framework", r.framework}, {"gpus", gpuCount(r.dgd)}, {"components", comps}});
+  }
+  if (o.format == Format::kJson) {
+    out << items.dump(2) << "\n";
+  } else {
+    out << api::jsonToYaml(items);
+  }
+  return 0;
+}
+
+int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& out, std::ostream& err) {
+  const auto& catalog = recipes::Catalog::builtin();
+  const recipes::Recipe* r = catalog.find(name);
+  if (r == nullptr) {
+    err << "dgdctl: " << catalog.explainMissing(name) << "\n";
+    return 1;
+  }
+  if (o.format == Format::kJson) {
+    out << api::toJson(r->dgd).dump(2) << "\n";
+  } else {
+    out << r->source;
+  }
+  return 0;
+}
+
+int expand(const std::string& text, const std::string& source, bool typed, const CommonOptions& o,
+           std::ostream& out, std::ostream& err) {
+  std::vector<json> docs;
+  int rc = forEachGraph(text, source, err, [&](const api::Dgd& graph, const Prepared&) {
+    if (typed) {
+      docs.push_back(api::toJson(graph));
+      return true;
+    }
+    auto up = render::toUpstream(graph, render::RenderOptions{o.defaultNamespace});
+    for (const auto& e : up.errors) err << source << ": " << graph.metadata.name << ": error: " << e.str() << "\n";
+    for (auto& d : up.objects) docs.push_back(std::move(d));
+    return up.ok();
+  });
+  if (rc == 0) printDocuments(docs, o.format, out);
+  return rc;
+}
+
+int render(const std::string& text, const std::string& source, const CommonOptions& o, std::ostream& out,
+           std::ostream& err) {
+  std::vector<json> docs;
+  int rc = forEachGraph(text, source, err, [&](const api::Dgd& graph, const Prepared&) {
+    auto r = render::render(graph, render::RenderOptions{o.defaultNamespace});
+    for (const auto& e : r.errors) err << source << ": " << graph.metadata.name << ": error: " << e.str() << "\n";
+    for (auto& d : r.objects) docs.push_back(std::move(d));
+    return r.ok();
+  });
+  if (rc == 0) printDocuments(docs, o.format, out);
+  return rc;
+}
+
+int validate(const std::string& text, const std::string& source, std::ostream& out, std::ostream& err) {
+  return forEachGraph(text, source, err, [&](const api::Dgd& graph, const Prepared& p) {
+    out << source << ": " << api::kKind << " " << graph.metadata.name << " is valid";
+    if (!p.problems.empty()) out << " (" << p.problems.size() << " warning(s))";
+    out << "\n";
+    return true;
+  });
+}
+
+}  // namespace dgd::cli

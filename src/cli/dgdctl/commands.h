@@ -1,0 +1,32 @@
+// dgdctl's offline commands, independent of the command-line parser (main.cpp holds the
+// CLI11 wiring). Each reads its input text, writes to `out` / `err` and returns the exit
+// code: 0 success, 1 invalid input or not found, 2 usage errors (set by main.cpp).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+namespace dgd::cli {
+
+enum class Format { kYaml, kJson };
+
+struct CommonOptions {
+  Format format = Format::kYaml;
+  std::string defaultNamespace = "default";  // for DGDs whose metadata has none
+};
+
+// Table of the catalog (yaml: a summary list; json: the same as JSON).
+int recipesList(const CommonOptions& o, std::ostream& out, bool table);
+// One recipe: its dgd.yaml unchanged (yaml) or the parsed DGD (json).
+int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& out, std::ostream& err);
+// Every DGD document of `text` → the upstream-compatible documents (or, with `typed`,
+// the explicit typed graph).
+int expand(const std::string& text, const std::string& source, bool typed, const CommonOptions& o,
+           std::ostream& out, std::ostream& err);
+// Every DGD document of `text` → its desired children.
+int render(const std::string& text, const std::string& source, const CommonOptions& o, std::ostream& out,
+           std::ostream& err);
+// Every DGD document of `text`: all problems with their field paths.
+int validate(const std::string& text, const std::string& source, std::ostream& out, std::ostream& err);
+
+}  // namespace dgd::cli

@@ -1,0 +1,149 @@
+#include "dgd/recipes/expand.h"
+
+#include <nlohmann/json.hpp>
+
+#include "dgd/api/defaults.h"
+#include "dgd/api/parse.h"
+#include "dgd/kube/field_schema.h"
+#include "dgd/kube/strategic_merge.h"
+
+namespace dgd::recipes {
+namespace {
+
+using nlohmann::json;
+using Errors = std::vector<api::FieldError>;
+
+// Objects merge key by key, anything else is replaced.
+json deepMerge(const json& base, const json& over) {
+  if (!base.is_object() || !over.is_object()) return over;
+  json out = base;
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    auto found = out.find(it.key());
+    out[it.key()] = found == out.end() ? it.value() : deepMerge(*found, it.value());
+  }
+  return out;
+}
+
+// Lists of {name: ...} items: an item of `over` replaces the same-named item of `base`
+// in place; new names are appended in `over`'s order.
+json mergeByName(const json& base, const json& over) {
+  if (!base.is_array()) return over;
+  if (!over.is_array()) return base;
+  json out = base;
+  for (const auto& item : over) {
+    bool replaced = false;
+    if (item.is_object() && item.contains("name")) {
+      for (auto& existing : out) {
+        if (existing.is_object() && existing.value("name", json()) == item["name"]) {
+          existing = item;
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out.push_back(item);
+  }
+  return out;
+}
+
+json mergeComponent(const json& base, const json& over, const std::string& path, Errors& errors) {
+  json out = base;
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "type" && base.contains("type") && base["type"] != it.value()) {
+      errors.push_back({path + ".type",
+                        "the recipe defines component \"" + base.value("name", "") + "\" as type " +
+                            base["type"].dump() + "; a component's type cannot change (leave type out, "
+                            "or add a component with another name)"});
+      continue;
+    }
+    if (key == "env") {
+      out[key] = mergeByName(base.value(key, json::array()), it.value());
+    } else if (key == "podTemplate" && base.contains(key) && base[key].is_object() && it.value().is_object()) {
+      try {
+        out[key] = kube::strategic_merge(base[key], it.value(), kube::pod_template_spec_schema());
+      } catch (const std::exception& e) {
+        errors.push_back({path + ".podTemplate", std::string("cannot merge over the recipe's podTemplate: ") + e.what()});
+      }
+    } else if (base.contains(key)) {
+      out[key] = deepMerge(base[key], it.value());
+    } else {
+      out[key] = it.value();
+    }
+  }
+  return out;
+}
+
+json mergeComponents(const json& base, const json& over, Errors& errors) {
+  json out = base.is_array() ? base : json::array();
+  if (!over.is_array()) return out;
+  for (size_t i = 0; i < over.size(); ++i) {
+    const json& c = over[i];
+    const std::string path = "spec.components[" + std::to_string(i) + "]";
+    bool matched = false;
+    for (auto& existing : out) {
+      if (existing.is_object() && c.is_object() && existing.value("name", json()) == c.value("name", json())) {
+        existing = mergeComponent(existing, c, path, errors);
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+json overlayDgd(const json& base, const json& over, Errors& errors) {
+  json out = base;
+  if (over.contains("metadata")) out["metadata"] = over["metadata"];
+  for (const char* top : {"apiVersion", "kind"}) {
+    if (over.contains(top)) out[top] = over[top];
+  }
+  const json& spec = over.value("spec", json::object());
+  json merged = base.value("spec", json::object());
+  for (auto it = spec.begin(); it != spec.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "components") {
+      merged[key] = mergeComponents(merged.value(key, json::array()), it.value(), errors);
+    } else if (key == "env") {
+      merged[key] = mergeByName(merged.value(key, json::array()), it.value());
+    } else if (key == "backendFramework" && merged.contains(key) && merged[key] != it.value()) {
+      errors.push_back({"spec.backendFramework", "the recipe is for " + merged[key].get<std::string>() +
+                                                     "; pick a recipe of framework " + it.value().dump() +
+                                                     " or leave backendFramework out"});
+    } else if (merged.contains(key)) {
+      merged[key] = deepMerge(merged[key], it.value());
+    } else {
+      merged[key] = it.value();
+    }
+  }
+  merged.erase("recipe");
+  out["spec"] = std::move(merged);
+  if (over.contains("status")) out["status"] = over["status"];
+  return out;
+}
+
+ExpandResult expand(const Catalog& catalog, const api::Dgd& user) {
+  ExpandResult r;
+  if (!user.spec.recipe) {
+    r.graph = user;
+    api::applyDefaults(r.graph);
+    return r;
+  }
+  const Recipe* recipe = catalog.find(*user.spec.recipe);
+  if (recipe == nullptr) {
+    r.errors.push_back({"spec.recipe", catalog.explainMissing(*user.spec.recipe)});
+    r.graph = user;
+    return r;
+  }
+  json merged = overlayDgd(api::toJson(recipe->dgd), api::toJson(user), r.errors);
+  auto parsed = api::fromJson(merged);
+  for (auto& e : parsed.errors) r.errors.push_back(std::move(e));
+  r.graph = std::move(parsed.dgd);
+  api::applyDefaults(r.graph);
+  return r;
+}
+
+}  // namespace dgd::recipes

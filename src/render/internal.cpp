@@ -1,0 +1,130 @@
+#include "render/internal.h"
+
+#include <algorithm>
+
+#include "dgd/api/validate.h"
+#include "dgd/render/render.h"
+
+namespace dgd::render::detail {
+
+std::string serviceAccountName(const std::string& dgd) { return dgd + "-k8s-service-discovery"; }
+std::string roleName(const std::string& dgd) { return dgd + "-k8s-service-discovery-role"; }
+std::string roleBindingName(const std::string& dgd) { return dgd + "-k8s-service-discovery-binding"; }
+std::string computeDomainName(const std::string& dgd) { return dgd + "-compute-domain"; }
+std::string claimTemplateName(const std::string& dgd) { return dgd + "-compute-domain-channel"; }
+std::string sglangConfigMapName(const std::string& dgd) { return dgd + "-sglang-config"; }
+
+std::string sglangConfigKey(const api::Dgd& graph, const api::Component& component) {
+  const std::string type = component.type ? api::toString(*component.type) : "worker";
+  int same = 0;
+  for (const auto& c : graph.spec.components) {
+    if (c.engine && c.type == component.type) ++same;
+  }
+  if (same <= 1) return type + ".yaml";
+  std::string lower = component.name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return lower + ".yaml";
+}
+
+std::string namespaceOf(const api::Dgd& graph, const std::string& defaultNamespace) {
+  return graph.metadata.namespace_.empty() ? defaultNamespace : graph.metadata.namespace_;
+}
+
+json graphLabels(const api::Dgd& graph) {
+  json labels = json::object();
+  for (const auto& [k, v] : graph.spec.labels) labels[k] = v;
+  labels[kLabelDgdName] = graph.metadata.name;
+  labels[kLabelManagedBy] = kManagedByValue;
+  return labels;
+}
+
+json componentLabels(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
+  json labels = graphLabels(graph);
+  labels[kLabelComponent] = c.name;
+  labels[kLabelComponentType] = c.type ? api::toString(*c.type) : "worker";
+  labels[kLabelDynamoNamespace] = dynamoNamespace(ns, graph.metadata.name);
+  return labels;
+}
+
+json childMetadata(const api::Dgd& graph, const std::string& name, const std::string& ns,
+                   const json& labels, bool owned) {
+  json m = {{"name", name}, {"namespace", ns}, {"labels", labels}};
+  if (!graph.spec.annotations.empty()) {
+    json a = json::object();
+    for (const auto& [k, v] : graph.spec.annotations) a[k] = v;
+    m["annotations"] = a;
+  }
+  if (owned) {
+    m["ownerReferences"] = json::array({{{"apiVersion", api::kApiVersion},
+                                         {"kind", api::kKind},
+                                         {"name", graph.metadata.name},
+                                         {"uid", ""},
+                                         {"controller", true},
+                                         {"blockOwnerDeletion", true}}});
+  }
+  return m;
+}
+
+json envVar(const std::string& name, const std::string& value) { return {{"name", name}, {"value", value}}; }
+
+json envJson(const api::EnvVar& e) {
+  json j = {{"name", e.name}};
+  if (e.value) j["value"] = *e.value;
+  if (!e.valueFrom.is_null()) j["valueFrom"] = e.valueFrom;
+  return j;
+}
+
+json mergeEnv(const json& base, const json& over) {
+  json out = base.is_array() ? base : json::array();
+  if (!over.is_array()) return out;
+  for (const auto& item : over) {
+    bool replaced = false;
+    for (auto& existing : out) {
+      if (existing.value("name", std::string()) == item.value("name", std::string())) {
+        existing = item;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out.push_back(item);
+  }
+  return out;
+}
+
+void sortBy(json& array, const char* key) {
+  if (!array.is_array()) return;
+  std::stable_sort(array.begin(), array.end(), [key](const json& a, const json& b) {
+    return a.value(key, std::string()) < b.value(key, std::string());
+  });
+}
+
+void sortByNumber(json& array, const char* key) {
+  if (!array.is_array()) return;
+  std::stable_sort(array.begin(), array.end(), [key](const json& a, const json& b) {
+    return a.value(key, 0LL) < b.value(key, 0LL);
+  });
+}
+
+json& mainContainer(json& podTemplate) {
+  json& containers = podTemplate["spec"]["containers"];
+  if (!containers.is_array()) containers = json::array();
+  for (auto& c : containers) {
+    if (c.is_object() && c.value("name", std::string()) == "main") return c;
+  }
+  containers.insert(containers.begin(), json{{"name", "main"}});
+  return containers.front();
+}
+
+api::BackendFramework frameworkOf(const api::Dgd& graph) {
+  return graph.spec.backendFramework.value_or(api::BackendFramework::kVllm);
+}
+
+}  // namespace dgd::render::detail
+
+namespace dgd::render {
+
+std::string dynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName) {
+  return k8sNamespace + "-" + dgdName;
+}
+
+}  // namespace dgd::render

@@ -1,0 +1,59 @@
+// Helpers shared by the render sources: child names, ownership placeholder, env lists.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dgd/api/dgd.h"
+
+namespace dgd::render::detail {
+
+using nlohmann::json;
+
+// Names of graph-level children (upstream's where upstream has them).
+std::string serviceAccountName(const std::string& dgd);  // <dgd>-k8s-service-discovery
+std::string roleName(const std::string& dgd);            // <dgd>-k8s-service-discovery-role
+std::string roleBindingName(const std::string& dgd);     // <dgd>-k8s-service-discovery-binding
+std::string computeDomainName(const std::string& dgd);   // <dgd>-compute-domain
+std::string claimTemplateName(const std::string& dgd);   // <dgd>-compute-domain-channel
+std::string sglangConfigMapName(const std::string& dgd); // <dgd>-sglang-config
+inline constexpr const char* kComputeDomainClaim = "compute-domain-channel";
+inline constexpr const char* kSglangConfigVolume = "sglang-config";
+inline constexpr const char* kSharedMemoryVolume = "shared-memory";
+
+// Key of a component's file in the SGLang ConfigMap: "<type>.yaml" ("worker.yaml",
+// "prefill.yaml", "decode.yaml") when no other SGLang engine component of the graph has
+// the same type, else "<lowercase component name>.yaml".
+std::string sglangConfigKey(const api::Dgd& graph, const api::Component& component);
+
+// The namespace children are rendered into.
+std::string namespaceOf(const api::Dgd& graph, const std::string& defaultNamespace);
+
+// Labels every child of the graph carries, and those of one component's children.
+json graphLabels(const api::Dgd& graph);
+json componentLabels(const api::Dgd& graph, const api::Component& c, const std::string& ns);
+
+// metadata {name, namespace, labels, ownerReferences: [placeholder]}.
+json childMetadata(const api::Dgd& graph, const std::string& name, const std::string& ns,
+                   const json& labels, bool owned = true);
+
+// {"name": n, "value": v}.
+json envVar(const std::string& name, const std::string& value);
+// api::EnvVar → corev1.EnvVar JSON.
+json envJson(const api::EnvVar& e);
+// Items of `over` replace same-named items of `base`; new ones are appended.
+json mergeEnv(const json& base, const json& over);
+// Sorts the array in place by the string at `key` (stable).
+void sortBy(json& array, const char* key);
+// Sorts the array in place by the number at `key` (stable).
+void sortByNumber(json& array, const char* key);
+
+// Index of container "main" in podTemplate.spec.containers, creating it when absent.
+json& mainContainer(json& podTemplate);
+
+// Framework of the graph's engines (vLLM when unset).
+api::BackendFramework frameworkOf(const api::Dgd& graph);
+
+}  // namespace dgd::render::detail

@@ -1,0 +1,229 @@
+// Layer 1 of render: the typed blocks of one component become an explicit podTemplate,
+// and the user's podTemplate is merged over it (render.h).
+#include <nlohmann/json.hpp>
+
+#include "dgd/kube/field_schema.h"
+#include "dgd/kube/strategic_merge.h"
+#include "dgd/recipes/catalog.h"
+#include "dgd/render/engine_args.h"
+#include "dgd/render/render.h"
+#include "render/internal.h"
+
+namespace dgd::render {
+namespace {
+
+using nlohmann::json;
+using namespace detail;
+
+constexpr const char* kNicScript = "scripts/select-rdma-nics.sh";
+constexpr const char* kRdmaLimitsScript = "scripts/rdma-limits.sh";
+
+const char* gpuProductLabel(api::GpuProduct g) {
+  switch (g) {
+    case api::GpuProduct::kB200: return "NVIDIA-B200";
+    case api::GpuProduct::kGB200: return "NVIDIA-GB200";
+    case api::GpuProduct::kH200: return "NVIDIA-H200";
+  }
+  return "";
+}
+const char* gpuArch(api::GpuProduct g) { return g == api::GpuProduct::kGB200 ? "arm64" : "amd64"; }
+
+// The SR-IOV device plugin's address variable for a resource name: PCIDEVICE_ + upper
+// case with '.', '/' and '-' as '_' (rdma/ib → PCIDEVICE_RDMA_IB).
+std::string pciDeviceVar(const std::string& resource) {
+  std::string v = "PCIDEVICE_";
+  for (unsigned char c : resource) v += (c == '.' || c == '/' || c == '-') ? '_' : static_cast<char>(std::toupper(c));
+  return v;
+}
+
+json stringArray(const std::vector<std::string>& v) { return json(v); }
+
+void addToleration(json& spec, const json& t) {
+  json& list = spec["tolerations"];
+  if (!list.is_array()) list = json::array();
+  for (const auto& existing : list) {
+    if (existing == t) return;
+  }
+  list.push_back(t);
+}
+
+// Start-up wrapper: bash runs the embedded script, the engine command follows as "$@".
+json wrapperCommand(const char* scriptPath, std::vector<api::FieldError>& errors, const std::string& path) {
+  const std::string* script = recipes::embeddedFile(scriptPath);
+  if (script == nullptr) {
+    errors.push_back({path, std::string("internal: embedded script ") + scriptPath + " is missing"});
+    return json::array({"python3"});
+  }
+  return json::array({"/bin/bash", "-lc", *script, "--", "python3"});
+}
+
+void lowerPlacement(const api::Dgd& graph, const api::Component& c, json& pt, json& env,
+                    std::vector<api::FieldError>& errors, const std::string& path) {
+  if (!graph.spec.placement) return;
+  const api::Placement& p = *graph.spec.placement;
+  json& spec = pt["spec"];
+  const bool worker = c.type && api::isWorkerType(*c.type);
+  json& main = mainContainer(pt);
+
+  // Every pod: the cluster's extra node selector and tolerations.
+  for (const auto& [k, v] : p.nodeSelector) spec["nodeSelector"][k] = v;
+  if (p.tolerations.is_array()) {
+    for (const auto& t : p.tolerations) addToleration(spec, t);
+  }
+  if (!worker) return;
+
+  if (p.gpu) {
+    spec["nodeSelector"]["nvidia.com/gpu.product"] = gpuProductLabel(*p.gpu);
+    spec["nodeSelector"]["kubernetes.io/arch"] = gpuArch(*p.gpu);
+    addToleration(spec, {{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}});
+  }
+
+  if (p.rdma && p.rdma->resource && p.rdma->perWorker) {
+    const std::string count = std::to_string(*p.rdma->perWorker);
+    main["resources"]["requests"][*p.rdma->resource] = count;
+    main["resources"]["limits"][*p.rdma->resource] = count;
+  }
+  if (p.rdma) {
+    const auto mode = p.rdma->nicSelection.value_or(api::NicSelection::kNone);
+    if (mode == api::NicSelection::kSriov) {
+      // UCX_NET_DEVICES is derived at start from the NICs the device plugin assigned.
+      main["command"] = wrapperCommand(kNicScript, errors, path);
+      const std::string var = pciDeviceVar(p.rdma->resource.value_or("rdma/ib"));
+      if (var != "PCIDEVICE_RDMA_IB") env.push_back(envVar("RDMA_PCIDEVICE_VAR", var));
+      if (p.rdma->perWorker && *p.rdma->perWorker != 4) {
+        env.push_back(envVar("RDMA_NIC_COUNT", std::to_string(*p.rdma->perWorker)));
+      }
+    } else {
+      // Pinned KV buffers need an unlimited memlock limit for RDMA registration.
+      main["command"] = wrapperCommand(kRdmaLimitsScript, errors, path);
+      if (mode == api::NicSelection::kPcieMap && !p.rdma->pcieMap.empty()) {
+        std::string map;
+        for (const auto& e : p.rdma->pcieMap) {
+          if (!map.empty()) map += ',';
+          map += e.gpu.value_or("") + "=" + e.nic.value_or("");
+        }
+        env.push_back(envVar("VLLM_GPU_NIC_PCIE_MAPPING", map));
+        env.push_back(envVar("VLLM_NIC_SELECTION_VARS", "UCX_NET_DEVICES:1"));
+      }
+    }
+  }
+
+  const std::string dgd = graph.metadata.name;
+  if (p.nvlink && p.nvlink->computeDomain.value_or(false)) {
+    spec["resourceClaims"] = json::array(
+        {{{"name", kComputeDomainClaim}, {"resourceClaimTemplateName", claimTemplateName(dgd)}}});
+    main["resources"]["claims"] = json::array({{{"name", kComputeDomainClaim}}});
+  }
+  if (p.nvlink && p.nvlink->sameClique.value_or(false)) {
+    // Required pod affinity on the clique label: every worker of the graph lands in the
+    // clique of the first one (a split would answer HTTP 200 with empty content).
+    spec["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json::array(
+        {{{"labelSelector",
+           {{"matchLabels", {{kLabelDgdName, dgd}}},
+            {"matchExpressions",
+             json::array({{{"key", kLabelComponentType},
+                           {"operator", "In"},
+                           {"values", json::array({"decode", "prefill", "worker"})}}})}}},
+          {"topologyKey", "nvidia.com/gpu.clique"}}});
+  }
+  if (p.separatePrefillDecode.value_or(false) &&
+      (c.type == api::ComponentType::kPrefill || c.type == api::ComponentType::kDecode)) {
+    const char* other = c.type == api::ComponentType::kPrefill ? "decode" : "prefill";
+    spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json::array(
+        {{{"labelSelector", {{"matchLabels", {{kLabelDgdName, dgd}, {kLabelComponentType, other}}}}},
+          {"topologyKey", "kubernetes.io/hostname"}}});
+  }
+}
+
+void lowerModelCache(const api::Dgd& graph, json& pt, json& env) {
+  if (!graph.spec.model || !graph.spec.model->cache || !graph.spec.model->cache->claimName) return;
+  const api::ModelCache& cache = *graph.spec.model->cache;
+  const std::string claim = *cache.claimName;
+  const std::string mount = cache.mountPath.value_or("/" + claim);
+  json volume = {{"name", claim}, {"persistentVolumeClaim", {{"claimName", claim}}}};
+  json volumeMount = {{"name", claim}, {"mountPath", mount}};
+  if (cache.readOnly.value_or(false)) {
+    volume["persistentVolumeClaim"]["readOnly"] = true;
+    volumeMount["readOnly"] = true;
+  }
+  pt["spec"]["volumes"].push_back(volume);
+  mainContainer(pt)["volumeMounts"].push_back(volumeMount);
+  env.push_back(envVar("HF_HOME", mount));
+}
+
+}  // namespace
+
+json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vector<api::FieldError>& errors) {
+  const std::string path = "spec.components[" +
+                           std::to_string(&c - graph.spec.components.data()) + "]";
+  const json& user = c.podTemplate.is_object() ? c.podTemplate : json::object();
+  const json* userMain = nullptr;
+  if (user.contains("spec") && user["spec"].contains("containers") && user["spec"]["containers"].is_array()) {
+    for (const auto& ct : user["spec"]["containers"]) {
+      if (ct.is_object() && ct.value("name", std::string()) == "main") userMain = &ct;
+    }
+  }
+  const bool userCommand = userMain && (userMain->contains("command") || userMain->contains("args"));
+
+  json pt = {{"spec", {{"containers", json::array({{{"name", "main"}}})}}}};
+  json env = json::array();
+  const auto type = c.type.value_or(api::ComponentType::kWorker);
+  const api::Model model = graph.spec.model.value_or(api::Model{});
+
+  if (type == api::ComponentType::kFrontend) {
+    if (c.router || !userCommand) {
+      const api::Router router = c.router.value_or(api::Router{});
+      json& main = mainContainer(pt);
+      main["command"] = json::array({"python3"});
+      main["args"] = stringArray(frontendArgs(router));
+      for (const auto& [k, v] : routerEnv(router)) env.push_back(envVar(k, v));
+    }
+  } else if (api::isWorkerType(type)) {
+    if (c.engine) {
+      json& main = mainContainer(pt);
+      main["command"] = json::array({"python3"});
+      if (frameworkOf(graph) == api::BackendFramework::kSglang) {
+        const std::string key = sglangConfigKey(graph, c);
+        main["args"] = stringArray(sglangArgs(std::string(kSglangConfigDir) + "/" + key, type, *c.engine));
+        pt["spec"]["volumes"].push_back(
+            {{"name", kSglangConfigVolume}, {"configMap", {{"name", sglangConfigMapName(graph.metadata.name)}}}});
+        main["volumeMounts"].push_back({{"name", kSglangConfigVolume}, {"mountPath", kSglangConfigDir}, {"readOnly", true}});
+        if (c.engine->kvTransfer && c.engine->kvTransfer->bootstrapPort) {
+          main["ports"].push_back({{"name", "bootstrap"},
+                                   {"containerPort", *c.engine->kvTransfer->bootstrapPort},
+                                   {"protocol", "TCP"}});
+        }
+      } else {
+        main["args"] = stringArray(vllmArgs(model, type, *c.engine));
+      }
+      if (int port = kvEventsPort(*c.engine)) {
+        main["ports"].push_back({{"name", "kv-events"}, {"containerPort", port}, {"protocol", "TCP"}});
+      }
+    }
+    lowerModelCache(graph, pt, env);
+  }
+  lowerPlacement(graph, c, pt, env, errors, path);
+  if (!env.empty()) mainContainer(pt)["env"] = env;
+
+  json out = pt;
+  if (!user.empty()) {
+    try {
+      out = kube::strategic_merge(pt, user, kube::pod_template_spec_schema());
+    } catch (const std::exception& e) {
+      errors.push_back({path + ".podTemplate", std::string("cannot merge over the operator's defaults: ") + e.what()});
+    }
+  }
+  // components[].env wins over everything above, then the list is sorted by name.
+  json& main = mainContainer(out);
+  json cenv = json::array();
+  for (const auto& e : c.env) cenv.push_back(envJson(e));
+  json merged = mergeEnv(main.value("env", json::array()), cenv);
+  sortBy(merged, "name");
+  if (!merged.empty()) main["env"] = merged;
+  if (main.contains("volumeMounts")) sortBy(main["volumeMounts"], "mountPath");
+  if (main.contains("ports")) sortByNumber(main["ports"], "containerPort");
+  if (out["spec"].contains("volumes")) sortBy(out["spec"]["volumes"], "name");
+  return out;
+}
+
+}  // namespace dgd::render

@@ -1,0 +1,138 @@
+// Graph-level children: discovery RBAC, ComputeDomain, SGLang ConfigMap, model-cache PVC
+// and download Job.
+#include "render/objects.h"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "dgd/api/yaml.h"
+#include "dgd/render/engine_args.h"
+#include "dgd/render/render.h"
+
+namespace dgd::render::detail {
+
+std::vector<json> discoveryRbac(const api::Dgd& graph, const std::string& ns) {
+  const std::string dgd = graph.metadata.name;
+  const json labels = graphLabels(graph);
+  json sa = {{"apiVersion", "v1"}, {"kind", "ServiceAccount"},
+             {"metadata", childMetadata(graph, serviceAccountName(dgd), ns, labels)}};
+  // What the Dynamo runtime's Kubernetes discovery reads and writes (upstream's Role).
+  json rules = json::array({
+      {{"apiGroups", json::array({""})}, {"resources", json::array({"endpoints", "pods"})},
+       {"verbs", json::array({"get", "list", "watch"})}},
+      {{"apiGroups", json::array({"discovery.k8s.io"})}, {"resources", json::array({"endpointslices"})},
+       {"verbs", json::array({"get", "list", "watch"})}},
+      {{"apiGroups", json::array({"nvidia.com"})}, {"resources", json::array({"dynamoworkermetadatas"})},
+       {"verbs", json::array({"create", "delete", "get", "list", "patch", "update", "watch"})}},
+  });
+  json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "Role"},
+               {"metadata", childMetadata(graph, roleName(dgd), ns, labels)}, {"rules", rules}};
+  json binding = {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "RoleBinding"},
+                  {"metadata", childMetadata(graph, roleBindingName(dgd), ns, labels)},
+                  {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", roleName(dgd)}}},
+                  {"subjects", json::array({{{"kind", "ServiceAccount"},
+                                             {"name", serviceAccountName(dgd)},
+                                             {"namespace", ns}}})}};
+  return {sa, role, binding};
+}
+
+std::optional<json> computeDomain(const api::Dgd& graph, const std::string& ns) {
+  const auto& p = graph.spec.placement;
+  if (!p || !p->nvlink || !p->nvlink->computeDomain.value_or(false)) return std::nullopt;
+  const std::string dgd = graph.metadata.name;
+  // numNodes 0: pods start as soon as their node's IMEX daemon is up (kube-api.md §9.1).
+  return json{{"apiVersion", "resource.nvidia.com/v1beta1"}, {"kind", "ComputeDomain"},
+              {"metadata", childMetadata(graph, computeDomainName(dgd), ns, graphLabels(graph))},
+              {"spec", {{"numNodes", 0},
+                        {"channel", {{"allocationMode", "Single"},
+                                     {"resourceClaimTemplate", {{"name", claimTemplateName(dgd)}}}}}}}};
+}
+
+std::optional<json> sglangConfigMap(const api::Dgd& graph, const std::string& ns) {
+  if (frameworkOf(graph) != api::BackendFramework::kSglang) return std::nullopt;
+  json data = json::object();
+  const api::Model model = graph.spec.model.value_or(api::Model{});
+  for (const auto& c : graph.spec.components) {
+    if (!c.engine || !c.type || !api::isWorkerType(*c.type)) continue;
+    data[sglangConfigKey(graph, c)] = api::jsonToYaml(sglangConfig(model, *c.type, *c.engine));
+  }
+  if (data.empty()) return std::nullopt;
+  return json{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+              {"metadata", childMetadata(graph, sglangConfigMapName(graph.metadata.name), ns, graphLabels(graph))},
+              {"data", data}};
+}
+
+std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns) {
+  const auto& m = graph.spec.model;
+  if (!m || !m->cache || !m->cache->claimName || !m->cache->create) return std::nullopt;
+  const auto& create = *m->cache->create;
+  json spec = {{"accessModes", json::array({create.accessMode.value_or("ReadWriteMany")})}};
+  if (create.size) spec["resources"]["requests"]["storage"] = *create.size;
+  if (create.storageClassName) spec["storageClassName"] = *create.storageClassName;
+  // A kept cache has no owner, so deleting the DGD does not delete 500 GB of weights.
+  const bool owned = !m->cache->keepOnDelete.value_or(true);
+  return json{{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+              {"metadata", childMetadata(graph, *m->cache->claimName, ns, graphLabels(graph), owned)},
+              {"spec", spec}};
+}
+
+std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision) {
+  // FNV-1a over model and revision: one Job per (cache, model, revision), so DGDs
+  // sharing a cache share the Job, and a new revision gets a new Job.
+  uint32_t h = 2166136261u;
+  for (unsigned char ch : modelId + "@" + revision) {
+    h ^= ch;
+    h *= 16777619u;
+  }
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", h);
+  std::string base = claim.substr(0, 63 - 18);
+  return base + "-download-" + hex;
+}
+
+std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns) {
+  const auto& m = graph.spec.model;
+  if (!m || !m->download || !m->download->enabled.value_or(true) || !m->id || !m->cache || !m->cache->claimName) {
+    return std::nullopt;
+  }
+  const std::string claim = *m->cache->claimName;
+  const std::string mount = m->cache->mountPath.value_or("/" + claim);
+  const std::string revision = m->revision.value_or("");
+  json env = json::array({envVar("HF_HOME", mount), envVar("HF_XET_HIGH_PERFORMANCE", "1"), envVar("MODEL_ID", *m->id)});
+  if (!revision.empty()) env.push_back(envVar("MODEL_REVISION", revision));
+  if (m->download->tokenSecretRef && m->download->tokenSecretRef->name) {
+    // The token only by reference: the Secret's value never appears in the object.
+    env.push_back({{"name", "HF_TOKEN"},
+                   {"valueFrom", {{"secretKeyRef", {{"name", *m->download->tokenSecretRef->name},
+                                                    {"key", m->download->tokenSecretRef->key.value_or("HF_TOKEN")}}}}}});
+  }
+  sortBy(env, "name");
+  // The model id travels in an env var, never spliced into the shell text. `hf download`
+  // resumes partial downloads, so a retried Job continues where it stopped.
+  std::string script =
+      "set -eu\n"
+      "pip install --no-cache-dir huggingface_hub==1.16.4\n";
+  script += revision.empty() ? "hf download \"$MODEL_ID\"\n" : "hf download \"$MODEL_ID\" --revision \"$MODEL_REVISION\"\n";
+  json labels = graphLabels(graph);
+  json container = {
+      {"name", "download"},
+      {"image", m->download->image.value_or("python:3.10-slim")},
+      {"command", json::array({"sh", "-c", script})},
+      {"env", env},
+      {"securityContext", {{"allowPrivilegeEscalation", false},
+                           {"capabilities", {{"drop", json::array({"ALL"})}}},
+                           {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"volumeMounts", json::array({{{"name", "model-cache"}, {"mountPath", mount}}})}};
+  json meta = childMetadata(graph, downloadJobName(claim, *m->id, revision), ns, labels);
+  meta["annotations"]["nvidia.com/model-id"] = *m->id;
+  if (!revision.empty()) meta["annotations"]["nvidia.com/model-revision"] = revision;
+  return json{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", meta},
+              {"spec", {{"backoffLimit", 3}, {"completions", 1}, {"parallelism", 1},
+                        {"template", {{"metadata", {{"labels", labels}}},
+                                      {"spec", {{"restartPolicy", "Never"},
+                                                {"containers", json::array({container})},
+                                                {"volumes", json::array({{{"name", "model-cache"},
+                                                                          {"persistentVolumeClaim", {{"claimName", claim}}}}})}}}}}}}};
+}
+
+}  // namespace dgd::render::detail

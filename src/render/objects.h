@@ -1,0 +1,26 @@
+// Builders of the graph-level children (render.h lists them). Each returns nothing when
+// the graph does not ask for the object.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "render/internal.h"
+
+namespace dgd::render::detail {
+
+// ServiceAccount, Role, RoleBinding for the Dynamo runtime's Kubernetes discovery.
+std::vector<json> discoveryRbac(const api::Dgd& graph, const std::string& ns);
+// resource.nvidia.com/v1beta1 ComputeDomain when placement.nvlink.computeDomain.
+std::optional<json> computeDomain(const api::Dgd& graph, const std::string& ns);
+// One ConfigMap holding every SGLang worker's config file.
+std::optional<json> sglangConfigMap(const api::Dgd& graph, const std::string& ns);
+// The model-cache PVC when model.cache.create.
+std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns);
+// The download Job when model.download (enabled), pinned to model.revision.
+std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns);
+// "<claim>-download-<8 hex of hash(model id @ revision)>".
+std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision);
+
+}  // namespace dgd::render::detail

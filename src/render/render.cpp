@@ -1,0 +1,238 @@
+// Layer 2 of render (what upstream's operator injects into every pod), the per-component
+// Deployment and Service, and the order of the output (render.h).
+#include "dgd/render/render.h"
+
+#include <algorithm>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "dgd/api/defaults.h"
+#include "dgd/api/parse.h"
+#include "dgd/api/validate.h"
+#include "dgd/kube/field_schema.h"
+#include "dgd/kube/quantity.h"
+#include "dgd/kube/strategic_merge.h"
+#include "render/internal.h"
+#include "render/objects.h"
+
+namespace dgd::render {
+namespace {
+
+using nlohmann::json;
+using namespace detail;
+
+json httpProbe(const char* path, const char* port, int period, int timeout, int failures, int initialDelay = 0) {
+  json p = {{"httpGet", {{"path", path}, {"port", port}}},
+            {"periodSeconds", period},
+            {"timeoutSeconds", timeout},
+            {"failureThreshold", failures}};
+  if (initialDelay > 0) p["initialDelaySeconds"] = initialDelay;
+  return p;
+}
+
+json fieldRefEnv(const char* name, const char* fieldPath) {
+  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", fieldPath}}}}}};
+}
+
+// Env upstream's operator injects into container main (dynamo-api.md §15).
+json injectedEnv(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
+  const auto type = c.type.value_or(api::ComponentType::kWorker);
+  const std::string dynNs = dynamoNamespace(ns, graph.metadata.name);
+  json env = json::array({
+      envVar("DYN_COMPONENT", api::toString(type)),
+      envVar("DYN_DISCOVERY_BACKEND", "kubernetes"),
+      envVar("DYN_NAMESPACE", dynNs),
+      envVar("DYN_PARENT_DGD_K8S_NAME", graph.metadata.name),
+      envVar("DYN_PARENT_DGD_K8S_NAMESPACE", ns),
+      fieldRefEnv("POD_NAME", "metadata.name"),
+      fieldRefEnv("POD_NAMESPACE", "metadata.namespace"),
+      fieldRefEnv("POD_UID", "metadata.uid"),
+  });
+  if (type == api::ComponentType::kFrontend) {
+    const std::string port = std::to_string(c.router && c.router->httpPort ? *c.router->httpPort : api::kFrontendHttpPort);
+    env.push_back(envVar("DYNAMO_PORT", port));
+    env.push_back(envVar("DYN_HTTP_PORT", port));
+    env.push_back(envVar("DYN_NAMESPACE_PREFIX", dynNs));
+  } else if (api::isWorkerType(type)) {
+    env.push_back(envVar("DYN_HEALTH_CHECK_ENABLED", "false"));
+    env.push_back(envVar("DYN_SYSTEM_ENABLED", "true"));
+    env.push_back(envVar("DYN_SYSTEM_PORT", std::to_string(api::kSystemPort)));
+    env.push_back(envVar("DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", "[\"generate\"]"));
+    env.push_back(envVar("NIXL_TELEMETRY_ENABLE", "n"));
+    env.push_back(envVar("NIXL_TELEMETRY_EXPORTER", "prometheus"));
+    env.push_back(envVar("NIXL_TELEMETRY_PROMETHEUS_PORT", std::to_string(api::kNixlTelemetryPort)));
+  }
+  return env;
+}
+
+struct ServicePort {
+  const char* name;
+  int port;
+};
+
+ServicePort servicePort(const api::Component& c) {
+  if (c.type == api::ComponentType::kFrontend) {
+    return {"http", static_cast<int>(c.router && c.router->httpPort ? *c.router->httpPort : api::kFrontendHttpPort)};
+  }
+  return {"system", api::kSystemPort};
+}
+
+// Layer 2: upstream's pod defaults under the explicit podTemplate.
+json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::string& ns,
+                    const json& labels, const std::string& deploymentName, std::vector<api::FieldError>& errors) {
+  const std::string path = "spec.components[" + std::to_string(&c - graph.spec.components.data()) + "]";
+  json explicitPt = lowerPodTemplate(graph, c, errors);
+  const auto type = c.type.value_or(api::ComponentType::kWorker);
+  const ServicePort sp = servicePort(c);
+
+  json podLabels = labels;
+  podLabels[kLabelSelector] = deploymentName;
+  json defaults = {{"metadata", {{"labels", podLabels}}},
+                   {"spec", {{"serviceAccountName", serviceAccountName(graph.metadata.name)},
+                             {"terminationGracePeriodSeconds", 60},
+                             {"containers", json::array({{{"name", "main"},
+                                                          {"ports", json::array({{{"name", sp.name},
+                                                                                  {"containerPort", sp.port},
+                                                                                  {"protocol", "TCP"}}})}}})}}}};
+  if (!graph.spec.annotations.empty()) {
+    for (const auto& [k, v] : graph.spec.annotations) defaults["metadata"]["annotations"][k] = v;
+  }
+  const std::string shm = c.sharedMemorySize.value_or(api::kDefaultSharedMemorySize);
+  const bool shmOn = kube::Quantity::parse(shm) ? !kube::Quantity::parse(shm)->is_zero() : true;
+  if (shmOn) {
+    defaults["spec"]["volumes"] = json::array(
+        {{{"name", kSharedMemoryVolume}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", shm}}}}});
+    defaults["spec"]["containers"][0]["volumeMounts"] =
+        json::array({{{"name", kSharedMemoryVolume}, {"mountPath", "/dev/shm"}}});
+  }
+
+  json pod = defaults;
+  try {
+    pod = kube::strategic_merge(defaults, explicitPt, kube::pod_template_spec_schema());
+  } catch (const std::exception& e) {
+    errors.push_back({path + ".podTemplate", std::string("cannot merge over the operator's defaults: ") + e.what()});
+    pod = explicitPt;
+  }
+  // Upstream's labels win over a podTemplate's: the Service selects on them.
+  for (auto it = podLabels.begin(); it != podLabels.end(); ++it) pod["metadata"]["labels"][it.key()] = it.value();
+
+  json& main = mainContainer(pod);
+  // Env: injected < spec.env < the podTemplate's (which already holds components[].env).
+  json specEnv = json::array();
+  for (const auto& e : graph.spec.env) specEnv.push_back(envJson(e));
+  json env = mergeEnv(mergeEnv(injectedEnv(graph, c, ns), specEnv), main.value("env", json::array()));
+  sortBy(env, "name");
+  main["env"] = env;
+  // Default probes only where the podTemplate has none: a probe is replaced whole, never
+  // merged field by field with a default.
+  if (type == api::ComponentType::kFrontend) {
+    if (!main.contains("livenessProbe")) main["livenessProbe"] = httpProbe("/live", "http", 10, 1, 3, 15);
+    if (!main.contains("readinessProbe")) main["readinessProbe"] = httpProbe("/health", "http", 10, 3, 3, 10);
+  } else if (api::isWorkerType(type)) {
+    if (!main.contains("startupProbe")) main["startupProbe"] = httpProbe("/live", "system", 10, 5, 720);
+    if (!main.contains("livenessProbe")) main["livenessProbe"] = httpProbe("/live", "system", 5, 4, 1);
+    if (!main.contains("readinessProbe")) main["readinessProbe"] = httpProbe("/health", "system", 10, 4, 3);
+  }
+  if (main.contains("volumeMounts")) sortBy(main["volumeMounts"], "mountPath");
+  if (main.contains("ports")) sortByNumber(main["ports"], "containerPort");
+  if (pod["spec"].contains("volumes")) sortBy(pod["spec"]["volumes"], "name");
+  try {
+    kube::canonicalize_resources(pod["spec"]);
+  } catch (const kube::QuantityError& e) {
+    errors.push_back({path + ".podTemplate.spec." + e.path(), e.what()});
+  }
+  return pod;
+}
+
+json deploymentFor(const api::Dgd& graph, const api::Component& c, const std::string& ns,
+                   std::vector<api::FieldError>& errors) {
+  const std::string name = api::childName(graph.metadata.name, c.name);
+  const json labels = componentLabels(graph, c, ns);
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", childMetadata(graph, name, ns, labels)},
+          {"spec", {{"replicas", c.replicas.value_or(api::kDefaultReplicas)},
+                    {"selector", {{"matchLabels", {{kLabelSelector, name}}}}},
+                    {"template", podTemplateFor(graph, c, ns, labels, name, errors)}}}};
+}
+
+json serviceFor(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
+  const std::string name = api::childName(graph.metadata.name, c.name);
+  json labels = componentLabels(graph, c, ns);
+  // Kubernetes discovery: the Service's EndpointSlices are the workers' readiness signal.
+  labels[kLabelDiscoveryBackend] = "kubernetes";
+  labels[kLabelDiscoveryEnabled] = "true";
+  const ServicePort sp = servicePort(c);
+  json selector = {{kLabelComponent, c.name},
+                   {kLabelComponentType, labels[kLabelComponentType]},
+                   {kLabelDynamoNamespace, labels[kLabelDynamoNamespace]}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", childMetadata(graph, name, ns, labels)},
+          {"spec", {{"selector", selector},
+                    {"ports", json::array({{{"name", sp.name},
+                                            {"port", sp.port},
+                                            {"targetPort", sp.name},
+                                            {"protocol", "TCP"}}})}}}};
+}
+
+int kindRank(const json& o) {
+  static const std::map<std::string, int> kOrder = {
+      {"ServiceAccount", 0}, {"Role", 1},      {"RoleBinding", 2}, {"PersistentVolumeClaim", 3},
+      {"Job", 4},            {"ComputeDomain", 5}, {"ConfigMap", 6}, {"Service", 7}, {"Deployment", 8},
+      {"DynamoGraphDeployment", -1}};
+  auto it = kOrder.find(o.value("kind", std::string()));
+  return it == kOrder.end() ? 9 : it->second;
+}
+
+void sortObjects(std::vector<json>& objects) {
+  std::stable_sort(objects.begin(), objects.end(), [](const json& a, const json& b) {
+    const int ra = kindRank(a), rb = kindRank(b);
+    if (ra != rb) return ra < rb;
+    return a["metadata"].value("name", std::string()) < b["metadata"].value("name", std::string());
+  });
+}
+
+// Graph-level objects the lowered pods depend on (shared by render and toUpstream).
+void addSupportObjects(const api::Dgd& graph, const std::string& ns, std::vector<json>& out) {
+  if (auto pvc = modelCachePvc(graph, ns)) out.push_back(std::move(*pvc));
+  if (auto job = downloadJob(graph, ns)) out.push_back(std::move(*job));
+  if (auto cd = computeDomain(graph, ns)) out.push_back(std::move(*cd));
+  if (auto cm = sglangConfigMap(graph, ns)) out.push_back(std::move(*cm));
+}
+
+}  // namespace
+
+RenderResult render(const api::Dgd& graph, const RenderOptions& options) {
+  RenderResult r;
+  const std::string ns = namespaceOf(graph, options.defaultNamespace);
+  for (auto& o : discoveryRbac(graph, ns)) r.objects.push_back(std::move(o));
+  addSupportObjects(graph, ns, r.objects);
+  for (const auto& c : graph.spec.components) {
+    r.objects.push_back(serviceFor(graph, c, ns));
+    r.objects.push_back(deploymentFor(graph, c, ns, r.errors));
+  }
+  sortObjects(r.objects);
+  return r;
+}
+
+RenderResult toUpstream(const api::Dgd& graph, const RenderOptions& options) {
+  RenderResult r;
+  const std::string ns = namespaceOf(graph, options.defaultNamespace);
+  json dgd = api::toJson(graph);
+  json& spec = dgd["spec"];
+  for (const char* typed : {"recipe", "model", "placement"}) spec.erase(typed);
+  dgd.erase("status");
+  for (size_t i = 0; i < graph.spec.components.size(); ++i) {
+    json& c = spec["components"][i];
+    c["podTemplate"] = lowerPodTemplate(graph, graph.spec.components[i], r.errors);
+    for (const char* typed : {"engine", "router", "env"}) c.erase(typed);
+  }
+  r.objects.push_back(std::move(dgd));
+  addSupportObjects(graph, ns, r.objects);
+  sortObjects(r.objects);
+  return r;
+}
+
+}  // namespace dgd::render
