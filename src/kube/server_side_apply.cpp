@@ -402,7 +402,16 @@ json merge(const json& lhs, const json& rhs, const FieldSchema& s) {
 }
 
 // Removes what `last` (the applier's previous set) holds and no manager owns
-// now (`owned`), keeping the key fields of surviving list items.
+// now (`owned`), as structured-merge-diff's prune does: a named struct field
+// goes when nobody owns anything under it; a list item or map entry goes when
+// nobody owns the item itself (fields others set inside it go with it). The
+// key fields of a surviving list item are kept.
+bool should_remove(const FieldSet* l, const FieldSet* o, bool named) {
+  if (!l) return false;
+  if (!o || o->empty()) return true;
+  return !named && l->member && !o->member;
+}
+
 void prune(json& v, const FieldSchema& s, const FieldSet& last, const FieldSet& owned,
            const std::vector<std::string>& keep) {
   if (v.is_object()) {
@@ -415,7 +424,8 @@ void prune(json& v, const FieldSchema& s, const FieldSet& last, const FieldSet& 
         continue;
       }
       const FieldSet* o = owned.child(pe);
-      if (!o || o->empty()) {
+      const bool named = !(s.is_map && !s.fields.count(it.key()));
+      if (should_remove(l, o, named)) {
         it = v.erase(it);
         continue;
       }
@@ -429,7 +439,7 @@ void prune(json& v, const FieldSchema& s, const FieldSet& last, const FieldSet& 
     for (size_t i = 0; i < v.size(); ++i) {
       const FieldSet* l = last.child(pes[i]);
       const FieldSet* o = owned.child(pes[i]);
-      if (l && (!o || o->empty())) continue;
+      if (should_remove(l, o, /*named=*/false)) continue;
       if (l && o && (v[i].is_object() || v[i].is_array())) prune(v[i], s.items(), *l, *o, s.list_keys);
       out.push_back(std::move(v[i]));
     }
