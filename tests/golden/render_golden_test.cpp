@@ -1,0 +1,108 @@
+// Golden files: every catalog recipe rendered as `dgdctl render` prints it, compared byte
+// for byte with tests/golden/render/<recipe>.yaml. A change to the renderer or a recipe
+// shows up here as a diff to review; regenerate with
+//   DGD_UPDATE_GOLDEN=1 ./unit_golden
+// and read the diff against shared/reference/recipes.md before committing it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "dgd/api/parse.h"
+#include "dgd/api/yaml.h"
+#include "dgd/recipes/catalog.h"
+#include "dgd/recipes/expand.h"
+#include "dgd/render/render.h"
+
+namespace dgd {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path goldenPath(const std::string& recipe) {
+  return fs::path(DGD_SOURCE_DIR) / "tests" / "golden" / "render" / (recipe + ".yaml");
+}
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The recipe folder's DGD (what `kubectl kustomize recipes/<name>` prints), rendered.
+std::string renderRecipe(const recipes::Recipe& r) {
+  auto parsed = api::parse(r.source);
+  EXPECT_TRUE(parsed.ok());
+  auto expanded = recipes::expand(recipes::Catalog::builtin(), parsed.dgd);
+  EXPECT_TRUE(expanded.ok());
+  auto rendered = render::render(expanded.graph);
+  EXPECT_TRUE(rendered.ok());
+  std::string out;
+  for (const auto& o : rendered.objects) out += "---\n" + api::jsonToYaml(o);
+  return out;
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, RenderMatchesTheCheckedInFile) {
+  const recipes::Recipe* r = recipes::Catalog::builtin().find(GetParam());
+  ASSERT_NE(r, nullptr);
+  const std::string got = renderRecipe(*r);
+  const fs::path path = goldenPath(r->name);
+  const char* update = std::getenv("DGD_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << got;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing; run with DGD_UPDATE_GOLDEN=1 and review it";
+  const std::string want = readFile(path);
+  if (got == want) return;
+  // Point at the first differing line instead of dumping two 1000-line files.
+  std::istringstream a(want), b(got);
+  std::string la, lb;
+  int line = 0;
+  while (true) {
+    ++line;
+    const bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
+    if (ea || eb || la != lb) {
+      ADD_FAILURE() << path << ": first difference at line " << line << "\n  golden:   " << (ea ? "<end>" : la)
+                    << "\n  rendered: " << (eb ? "<end>" : lb)
+                    << "\nIf the change is intended, regenerate with DGD_UPDATE_GOLDEN=1 and review the diff.";
+      break;
+    }
+  }
+}
+
+std::vector<std::string> recipeNames() {
+  std::vector<std::string> names;
+  for (const auto& r : recipes::Catalog::builtin().all()) names.push_back(r.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, Golden, ::testing::ValuesIn(recipeNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n;
+                           for (char c : info.param) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n;
+                         });
+
+TEST(GoldenFiles, EveryGoldenFileBelongsToARecipe) {
+  const fs::path dir = fs::path(DGD_SOURCE_DIR) / "tests" / "golden" / "render";
+  if (!fs::exists(dir)) GTEST_SKIP();
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = fs::relative(e.path(), dir).string();
+    ASSERT_GT(rel.size(), 5u);
+    rel = rel.substr(0, rel.size() - 5);  // ".yaml"
+    EXPECT_NE(recipes::Catalog::builtin().find(rel), nullptr) << "stale golden file " << e.path();
+  }
+}
+
+}  // namespace
+}  // namespace dgd
