@@ -57,29 +57,36 @@ class Checker {
       switch (schema.list_type) {
         case FieldSchema::ListType::kAtomic:
           return values_equal(live, desired, schema) ? std::nullopt : fail(path);
-        case FieldSchema::ListType::kSet:
+        case FieldSchema::ListType::kSet: {
+          // Each desired value in live, in the same relative order (an apply
+          // reorders shared items to the applied order).
+          long previous = -1;
           for (const json& want : desired) {
-            bool found = false;
-            for (const json& have : live) found = found || values_equal(have, want, schema.items());
-            if (!found) return fail(path + "[=" + want.dump() + "]");
+            long found = -1;
+            for (size_t i = 0; i < live.size() && found < 0; ++i) {
+              if (values_equal(live[i], want, schema.items())) found = static_cast<long>(i);
+            }
+            if (found <= previous) return fail(path + "[=" + want.dump() + "]");
+            previous = found;
           }
           return std::nullopt;
-        case FieldSchema::ListType::kMap:
+        }
+        case FieldSchema::ListType::kMap: {
+          long previous = -1;
           for (const json& want : desired) {
             json key = item_key(want, schema);
             std::string child = path + "[" + key_text(key) + "]";
             if (key.is_null()) return fail(child);
-            const json* match = nullptr;
-            for (const json& have : live) {
-              if (item_key(have, schema) == key) {
-                match = &have;
-                break;
-              }
+            long found = -1;
+            for (size_t i = 0; i < live.size() && found < 0; ++i) {
+              if (item_key(live[i], schema) == key) found = static_cast<long>(i);
             }
-            if (match == nullptr) return fail(child);
-            if (auto d = check(*match, want, schema.items(), child, false)) return d;
+            if (found <= previous) return fail(child);
+            previous = found;
+            if (auto d = check(live[static_cast<size_t>(found)], want, schema.items(), child, false)) return d;
           }
           return std::nullopt;
+        }
       }
     }
     return values_equal(live, desired, schema) ? std::nullopt : fail(path);

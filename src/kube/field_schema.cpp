@@ -281,8 +281,12 @@ const FieldSchema* builtin_schema(std::string_view group, std::string_view kind)
 const FieldSchema& schema_for_object(const json& object) {
   static const FieldSchema kCustom = FieldSchema::custom_resource(json());
   if (!object.is_object()) return kCustom;
-  std::string api_version = object.value("apiVersion", "");
-  std::string kind = object.value("kind", "");
+  auto text = [&](const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::string api_version = text("apiVersion");
+  std::string kind = text("kind");
   auto slash = api_version.find('/');
   std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
   const FieldSchema* s = builtin_schema(group, kind);

@@ -20,8 +20,12 @@ namespace dgd::kube {
 //    managers' fields, status) are ignored;
 //  - map-lists: each desired item is found in live by its key and holds
 //    recursively (keys with defaults, e.g. protocol TCP, are filled first);
-//    set-lists: each desired value is in live; atomic lists: equal whole,
-//    order included;
+//    set-lists: each desired value is in live; for both, the desired items
+//    must appear in live in the same relative order (an apply would reorder
+//    them), other live items may sit anywhere; atomic lists: equal whole,
+//    order included. Caveat: items of an atomic list that the server
+//    defaults (e.g. CRD schema defaults inside custom-resource list items)
+//    never compare equal; give such items every defaulted field;
 //  - scalars: equal JSON values; numbers by value (1 == 1.0), so a float that
 //    the server re-encodes as an integer still matches; a string never equals
 //    a number ("4" != 4) except at quantity fields, where both sides are
