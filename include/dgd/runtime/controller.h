@@ -1,0 +1,96 @@
+// Controller: runs a Reconciler over the keys of a WorkQueue with N workers. A key is
+// namespace/name only; the reconciler reads current state from informer caches
+// (level-triggered, controller-runtime's contract). Outcome order:
+//   error (or exception)  -> requeue with the rate limiter's back-off;
+//   requeue_after > 0     -> forget failures, requeue after that delay;
+//   otherwise             -> forget failures; done until the next event.
+// Thread-safe; start()/stop() from one owner thread.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "dgd/runtime/informer.h"
+#include "dgd/runtime/work_queue.h"
+
+namespace dgd::runtime {
+
+struct ObjectKey {
+  std::string ns;  // "" for cluster-scoped objects
+  std::string name;
+  // "ns/name" or "name".
+  std::string str() const { return ns.empty() ? name : ns + "/" + name; }
+  static ObjectKey parse(std::string_view key);
+  bool operator==(const ObjectKey&) const = default;
+};
+
+struct ReconcileResult {
+  std::chrono::milliseconds requeue_after{0};
+  std::string error;  // non-empty: failed, retried with back-off
+
+  static ReconcileResult done() { return {}; }
+  static ReconcileResult after(std::chrono::milliseconds d) { return {d, {}}; }
+  static ReconcileResult failed(std::string why) { return {{}, std::move(why)}; }
+  bool ok() const { return error.empty(); }
+};
+
+class Reconciler {
+ public:
+  virtual ~Reconciler() = default;
+  // Makes the world match the desired state of `key`. Must be idempotent; the object may
+  // be gone (then clean up or do nothing).
+  virtual ReconcileResult reconcile(const ObjectKey& key) = 0;
+};
+
+// Adapts a function to a Reconciler.
+class FnReconciler final : public Reconciler {
+ public:
+  explicit FnReconciler(std::function<ReconcileResult(const ObjectKey&)> fn) : fn_(std::move(fn)) {}
+  ReconcileResult reconcile(const ObjectKey& key) override { return fn_(key); }
+
+ private:
+  std::function<ReconcileResult(const ObjectKey&)> fn_;
+};
+
+struct ControllerOptions {
+  std::string name = "controller";  // metrics label and log prefix
+  int workers = 1;                  // controller-runtime's MaxConcurrentReconciles default
+  WorkQueueOptions queue;           // queue.name defaults to `name`
+  std::shared_ptr<kube::MetricsRegistry> metrics;
+};
+
+class Controller {
+ public:
+  Controller(ControllerOptions options, std::shared_ptr<Reconciler> reconciler);
+  ~Controller();  // stop()
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  WorkQueue& queue() { return *queue_; }
+  const std::string& name() const { return o_.name; }
+
+  // Handler enqueueing the object's own key (for the primary kind).
+  EventHandler enqueue_self();
+  // Handler enqueueing the controlling owner's key when its ownerReference has
+  // controller=true and matches `owner_api_version` (group/version or group prefix "g/")
+  // and `owner_kind`. The owner's namespace is the child's.
+  EventHandler enqueue_owner(std::string owner_group, std::string owner_kind);
+
+  void start();
+  // Stops taking keys, waits for in-flight reconciles, joins workers. Idempotent.
+  void stop();
+
+ private:
+  void worker();
+  void process(const std::string& key);
+  ControllerOptions o_;
+  std::shared_ptr<Reconciler> reconciler_;
+  std::unique_ptr<WorkQueue> queue_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace dgd::runtime

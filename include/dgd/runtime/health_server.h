@@ -1,0 +1,38 @@
+// HealthServer: serves /metrics (Prometheus text), /healthz and /readyz over plain HTTP
+// (cpprest http_listener, kept inside the .cpp). Handlers never block. Thread-safe.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "dgd/kube/error.h"
+
+namespace dgd::kube {
+class MetricsRegistry;
+}
+
+namespace dgd::runtime {
+
+struct HealthServerOptions {
+  std::string address = "0.0.0.0:8080";  // host:port to listen on
+  std::shared_ptr<kube::MetricsRegistry> metrics;
+  std::function<bool()> healthy;  // /healthz: 200 while true (null: always)
+  std::function<bool()> ready;    // /readyz: 200 while true (null: always)
+};
+
+class HealthServer {
+ public:
+  explicit HealthServer(HealthServerOptions options);
+  ~HealthServer();  // stop()
+  HealthServer(const HealthServer&) = delete;
+  HealthServer& operator=(const HealthServer&) = delete;
+
+  kube::Status start();
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dgd::runtime

@@ -1,0 +1,107 @@
+// Store: the informer's cache of one kind. It keeps a compact, immutable form of each
+// object (CachedObject: the JSON without metadata.managedFields and without the
+// kubectl last-applied annotation, plus the few metadata fields the indexes need),
+// indexed by namespace/name and by owner UID.
+// One writer (the informer), many readers. Readers get shared_ptr<const CachedObject>
+// snapshots under a short shared lock; a relist is swapped in whole, so readers never
+// see half of one. Thread-safe.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dgd::runtime {
+
+struct OwnerRef {
+  std::string api_version, kind, name, uid;
+  bool controller = false;
+};
+
+class CachedObject {
+ public:
+  // Compacts `object` (strips managedFields and last-applied-configuration).
+  static std::shared_ptr<const CachedObject> make(nlohmann::json object);
+
+  const std::string& ns() const { return ns_; }
+  const std::string& name() const { return name_; }
+  const std::string& uid() const { return uid_; }
+  const std::string& resource_version() const { return resource_version_; }
+  // "namespace/name", or "name" for cluster-scoped objects.
+  std::string key() const { return ns_.empty() ? name_ : ns_ + "/" + name_; }
+  // metadata.ownerReferences, the controller owner first.
+  const std::vector<OwnerRef>& owner_refs() const { return owner_refs_; }
+  // The compact JSON text.
+  const std::string& json_text() const { return json_; }
+  // A freshly parsed copy of the object (a reconcile reads a few objects; parsing on
+  // demand keeps the cache at ~1x the compact JSON size).
+  nlohmann::json object() const;
+
+ private:
+  CachedObject() = default;
+  std::string ns_, name_, uid_, resource_version_;
+  std::vector<OwnerRef> owner_refs_;
+  std::string json_;
+};
+
+using ObjectPtr = std::shared_ptr<const CachedObject>;
+
+// Removes metadata.managedFields and the kubectl last-applied annotation in place.
+void strip_for_cache(nlohmann::json& object);
+
+class Store {
+ public:
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // --- readers (any thread). The cache may lag the server: a reconcile that needs the
+  // latest state and finds it missing should fail and let the retry policy run.
+  ObjectPtr get(std::string_view ns, std::string_view name) const;
+  ObjectPtr get(std::string_view key) const;
+  // All objects, ordered by key.
+  std::vector<ObjectPtr> list() const;
+  // Objects of one namespace, ordered by name.
+  std::vector<ObjectPtr> list(std::string_view ns) const;
+  // Objects with an ownerReference to `owner_uid`.
+  std::vector<ObjectPtr> by_owner(std::string_view owner_uid) const;
+  size_t size() const;
+  // True once the first full list has been swapped in.
+  bool synced() const;
+  // Waits for synced(); false on timeout.
+  bool wait_synced(std::chrono::milliseconds timeout) const;
+
+  // --- writer (the informer only).
+  // Inserts or replaces by key; returns the previous object or null.
+  ObjectPtr upsert(ObjectPtr object);
+  // Removes `key`; returns the removed object or null.
+  ObjectPtr erase(const std::string& key);
+  struct Diff {
+    std::vector<ObjectPtr> added;
+    std::vector<std::pair<ObjectPtr, ObjectPtr>> updated;  // (old, new), resourceVersion changed
+    std::vector<ObjectPtr> deleted;                        // last known state
+  };
+  // Atomically replaces the content with `objects` (a relist) and marks the store synced.
+  // Returns what changed, so the informer can deliver the difference as events.
+  Diff replace(std::vector<ObjectPtr> objects);
+
+ private:
+  void index_locked(const ObjectPtr& o);
+  void unindex_locked(const ObjectPtr& o);
+  mutable std::shared_mutex mu_;
+  std::map<std::string, ObjectPtr, std::less<>> by_key_;
+  std::map<std::string, std::set<std::string>, std::less<>> by_owner_;  // owner uid -> keys
+  bool synced_ = false;
+  mutable std::mutex sync_mu_;
+  mutable std::condition_variable sync_cv_;
+};
+
+}  // namespace dgd::runtime

@@ -1,0 +1,77 @@
+#include "dgd/runtime/health_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cpprest/http_listener.h>
+
+#include "dgd/kube/metrics.h"
+
+namespace dgd::runtime {
+
+namespace http = web::http;
+
+struct HealthServer::Impl {
+  HealthServerOptions o;
+  std::unique_ptr<http::experimental::listener::http_listener> listener;
+};
+
+HealthServer::HealthServer(HealthServerOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->o = std::move(options);
+}
+
+HealthServer::~HealthServer() { stop(); }
+
+kube::Status HealthServer::start() {
+  Impl* impl = impl_.get();
+  try {
+    impl->listener = std::make_unique<http::experimental::listener::http_listener>("http://" + impl->o.address);
+    impl->listener->support(http::methods::GET, [impl](http::http_request req) {
+      // Trivial handlers: they reply and never wait (cpp-stack.md §2.5).
+      std::string path = req.relative_uri().path();
+      http::http_response resp;
+      if (path == "/metrics") {
+        resp.set_status_code(http::status_codes::OK);
+        resp.set_body(impl->o.metrics ? impl->o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
+      } else if (path == "/healthz" || path == "/livez") {
+        bool ok = !impl->o.healthy || impl->o.healthy();
+        resp.set_status_code(ok ? http::status_codes::OK : http::status_codes::ServiceUnavailable);
+        resp.set_body(ok ? std::string("ok") : std::string("unhealthy"), "text/plain; charset=utf-8");
+      } else if (path == "/readyz") {
+        bool ok = !impl->o.ready || impl->o.ready();
+        resp.set_status_code(ok ? http::status_codes::OK : http::status_codes::ServiceUnavailable);
+        resp.set_body(ok ? std::string("ok") : std::string("caches not synced"), "text/plain; charset=utf-8");
+      } else {
+        resp.set_status_code(http::status_codes::NotFound);
+        resp.set_body(std::string("not found"), "text/plain; charset=utf-8");
+      }
+      req.reply(resp).then([](pplx::task<void> t) {
+        try {
+          t.get();
+        } catch (...) {
+          // The client went away; nothing to do.
+        }
+      });
+    });
+    impl->listener->open().wait();
+  } catch (const std::exception& e) {
+    impl->listener.reset();
+    kube::Error err;
+    err.kind = kube::ErrorKind::kConfig;
+    err.message = "health server on " + impl->o.address + ": " + e.what();
+    return err;
+  }
+  spdlog::info("serving /metrics, /healthz, /readyz on {}", impl->o.address);
+  return {};
+}
+
+void HealthServer::stop() {
+  if (!impl_ || !impl_->listener) return;
+  try {
+    impl_->listener->close().wait();
+  } catch (const std::exception& e) {
+    spdlog::warn("health server close: {}", e.what());
+  }
+  impl_->listener.reset();
+}
+
+}  // namespace dgd::runtime

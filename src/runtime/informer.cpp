@@ -1,0 +1,203 @@
+#include "dgd/runtime/informer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "dgd/kube/metrics.h"
+#include "dgd/kube/rest_client.h"
+#include "dgd/kube/watch.h"
+
+namespace dgd::runtime {
+
+using nlohmann::json;
+
+Informer::Informer(std::shared_ptr<kube::RestClient> client, InformerOptions options)
+    : client_(std::move(client)), options_(std::move(options)) {}
+
+Informer::~Informer() { stop(); }
+
+void Informer::add_handler(EventHandler handler) { handlers_.push_back(std::move(handler)); }
+
+void Informer::start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { run(); });
+}
+
+void Informer::stop() {
+  cancel_.cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Informer::dispatch_add(const ObjectPtr& o) {
+  for (auto& h : handlers_) if (h.on_add) h.on_add(o);
+}
+void Informer::dispatch_update(const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
+  for (auto& h : handlers_) if (h.on_update) h.on_update(old_obj, new_obj);
+}
+void Informer::dispatch_delete(const ObjectPtr& o) {
+  for (auto& h : handlers_) if (h.on_delete) h.on_delete(o);
+}
+
+void Informer::update_gauge() {
+  if (!options_.metrics) return;
+  options_.metrics
+      ->gauge("dgd_informer_cache_objects", "Objects held in an informer's cache.",
+              {{"resource", options_.resource.to_string()}})
+      .set(static_cast<double>(store_.size()));
+}
+
+bool Informer::list_and_replace(std::string& resource_version) {
+  std::vector<ObjectPtr> objects;
+  kube::ListOptions lo;
+  lo.label_selector = options_.label_selector;
+  lo.field_selector = options_.field_selector;
+  lo.limit = options_.page_size;
+  std::string list_rv;
+  for (;;) {
+    auto page = client_->list(options_.resource, options_.ns, lo);
+    if (!page) {
+      if (page.error().kind == kube::ErrorKind::kGone && !lo.continue_token.empty()) {
+        // The continue token expired mid-list: start over for a consistent snapshot.
+        spdlog::info("informer {}: continue token expired, restarting the list", options_.resource.to_string());
+        objects.clear();
+        lo.continue_token.clear();
+        continue;
+      }
+      if (page.error().kind != kube::ErrorKind::kCanceled) {
+        spdlog::warn("informer {}: list failed: {}", options_.resource.to_string(), page.error().to_string());
+      }
+      return false;
+    }
+    json& body = *page;
+    if (list_rv.empty()) list_rv = body["metadata"].value("resourceVersion", "");
+    if (auto items = body.find("items"); items != body.end() && items->is_array()) {
+      for (auto& item : *items) objects.push_back(CachedObject::make(std::move(item)));
+    }
+    std::string next = body["metadata"].value("continue", "");
+    if (next.empty()) break;
+    lo.continue_token = next;
+  }
+  Store::Diff diff = store_.replace(std::move(objects));
+  if (lists_++ > 0) {
+    relists_.fetch_add(1);
+    if (options_.metrics) {
+      options_.metrics
+          ->counter("dgd_informer_relists_total", "Lists after the first one (410 Gone / Expired recoveries).",
+                    {{"resource", options_.resource.to_string()}})
+          .inc();
+    }
+    spdlog::info("informer {}: relisted at {}: {} added, {} updated, {} deleted", options_.resource.to_string(),
+                 list_rv, diff.added.size(), diff.updated.size(), diff.deleted.size());
+  }
+  update_gauge();
+  for (const auto& o : diff.added) dispatch_add(o);
+  for (const auto& [o, n] : diff.updated) dispatch_update(o, n);
+  for (const auto& o : diff.deleted) dispatch_delete(o);
+  resource_version = list_rv;
+  return true;
+}
+
+bool Informer::watch_once(std::string& resource_version, bool& failed) {
+  static thread_local std::mt19937 rng(std::random_device{}());
+  auto lo = options_.min_watch_timeout.count(), hi = std::max(options_.max_watch_timeout.count(), lo);
+  kube::WatchOptions wo;
+  wo.label_selector = options_.label_selector;
+  wo.field_selector = options_.field_selector;
+  wo.resource_version = resource_version;
+  wo.allow_bookmarks = true;
+  wo.timeout_seconds = static_cast<int>(std::uniform_int_distribution<long>(lo, hi)(rng));
+  bool relist = false;
+  failed = false;
+  events_in_watch_ = 0;
+  const std::string what = options_.resource.to_string();
+  auto status = client_->watch(
+      options_.resource, options_.ns, wo,
+      [&](kube::WatchEvent&& ev) {
+        ++events_in_watch_;
+        switch (ev.type) {
+          case kube::WatchEventType::kAdded:
+          case kube::WatchEventType::kModified: {
+            auto obj = CachedObject::make(std::move(ev.object));
+            resource_version = obj->resource_version();
+            auto old = store_.upsert(obj);
+            update_gauge();
+            if (old) dispatch_update(old, obj);
+            else dispatch_add(obj);
+            return true;
+          }
+          case kube::WatchEventType::kDeleted: {
+            auto obj = CachedObject::make(std::move(ev.object));
+            resource_version = obj->resource_version();
+            auto old = store_.erase(obj->key());
+            update_gauge();
+            dispatch_delete(obj);
+            return true;
+          }
+          case kube::WatchEventType::kBookmark: {
+            std::string rv = ev.resource_version();
+            if (!rv.empty()) resource_version = rv;
+            return true;
+          }
+          case kube::WatchEventType::kError: {
+            kube::Error e = ev.status_error("WATCH " + what);
+            if (e.kind == kube::ErrorKind::kGone) {
+              spdlog::info("informer {}: watch from {} expired ({}), relisting", what, resource_version, e.message);
+              relist = true;
+            } else {
+              spdlog::warn("informer {}: watch ERROR event: {}", what, e.to_string());
+              failed = true;
+            }
+            return false;
+          }
+        }
+        return true;
+      },
+      cancel_.token());
+  if (!status) {
+    const auto& e = status.error();
+    if (e.kind == kube::ErrorKind::kGone) {
+      spdlog::info("informer {}: watch from {} gone ({}), relisting", what, resource_version, e.message);
+      return true;
+    }
+    if (e.kind != kube::ErrorKind::kCanceled) {
+      spdlog::warn("informer {}: watch failed: {}", what, e.to_string());
+      failed = true;
+    }
+  }
+  return relist;
+}
+
+void Informer::run() {
+  kube::Backoff backoff(options_.backoff);
+  const std::string what = options_.resource.to_string();
+  while (!cancel_.cancelled()) {
+    std::string rv;
+    if (!list_and_replace(rv)) {
+      if (!cancel_.token().sleep_for(backoff.next())) break;
+      continue;
+    }
+    backoff.reset();
+    // Watch until a relist is needed.
+    while (!cancel_.cancelled()) {
+      auto started = std::chrono::steady_clock::now();
+      bool failed = false;
+      bool relist = watch_once(rv, failed);
+      if (cancel_.cancelled()) break;
+      if (relist) break;
+      // A stream that fails, or ends at once without events, is retried after a back-off
+      // so a broken server is not hammered; a stream that delivered events or lived a
+      // while reconnects at once.
+      bool quick_empty = events_in_watch_ == 0 && std::chrono::steady_clock::now() - started < std::chrono::seconds(1);
+      if (failed || quick_empty) {
+        if (!cancel_.token().sleep_for(backoff.next())) break;
+      } else {
+        backoff.reset();
+      }
+    }
+  }
+  spdlog::debug("informer {}: stopped", what);
+}
+
+}  // namespace dgd::runtime

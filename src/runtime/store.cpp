@@ -1,0 +1,166 @@
+#include "dgd/runtime/store.h"
+
+#include <nlohmann/json.hpp>
+
+namespace dgd::runtime {
+
+using nlohmann::json;
+
+void strip_for_cache(json& object) {
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return;
+  m->erase("managedFields");
+  if (auto a = m->find("annotations"); a != m->end() && a->is_object()) {
+    a->erase("kubectl.kubernetes.io/last-applied-configuration");
+    if (a->empty()) m->erase(a);
+  }
+}
+
+std::shared_ptr<const CachedObject> CachedObject::make(json object) {
+  strip_for_cache(object);
+  auto o = std::shared_ptr<CachedObject>(new CachedObject());
+  if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
+    o->ns_ = m->value("namespace", "");
+    o->name_ = m->value("name", "");
+    o->uid_ = m->value("uid", "");
+    o->resource_version_ = m->value("resourceVersion", "");
+    if (auto refs = m->find("ownerReferences"); refs != m->end() && refs->is_array()) {
+      for (const auto& r : *refs) {
+        if (!r.is_object()) continue;
+        OwnerRef ref{r.value("apiVersion", ""), r.value("kind", ""), r.value("name", ""), r.value("uid", ""),
+                     r.value("controller", false)};
+        if (ref.uid.empty()) continue;
+        if (ref.controller) o->owner_refs_.insert(o->owner_refs_.begin(), std::move(ref));
+        else o->owner_refs_.push_back(std::move(ref));
+      }
+    }
+  }
+  o->owner_refs_.shrink_to_fit();
+  o->json_ = object.dump();
+  return o;
+}
+
+json CachedObject::object() const { return json::parse(json_); }
+
+ObjectPtr Store::get(std::string_view ns, std::string_view name) const {
+  std::string key = ns.empty() ? std::string(name) : std::string(ns) + "/" + std::string(name);
+  return get(key);
+}
+
+ObjectPtr Store::get(std::string_view key) const {
+  std::shared_lock l(mu_);
+  auto it = by_key_.find(key);
+  return it == by_key_.end() ? nullptr : it->second;
+}
+
+std::vector<ObjectPtr> Store::list() const {
+  std::shared_lock l(mu_);
+  std::vector<ObjectPtr> out;
+  out.reserve(by_key_.size());
+  for (const auto& [k, v] : by_key_) out.push_back(v);
+  return out;
+}
+
+std::vector<ObjectPtr> Store::list(std::string_view ns) const {
+  std::shared_lock l(mu_);
+  std::vector<ObjectPtr> out;
+  std::string prefix = std::string(ns) + "/";
+  // Keys sort by "ns/name": the namespace is one contiguous range.
+  for (auto it = by_key_.lower_bound(prefix); it != by_key_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<ObjectPtr> Store::by_owner(std::string_view owner_uid) const {
+  std::shared_lock l(mu_);
+  std::vector<ObjectPtr> out;
+  auto it = by_owner_.find(owner_uid);
+  if (it == by_owner_.end()) return out;
+  for (const auto& key : it->second) {
+    if (auto o = by_key_.find(key); o != by_key_.end()) out.push_back(o->second);
+  }
+  return out;
+}
+
+size_t Store::size() const {
+  std::shared_lock l(mu_);
+  return by_key_.size();
+}
+
+bool Store::synced() const {
+  std::lock_guard<std::mutex> l(sync_mu_);
+  return synced_;
+}
+
+bool Store::wait_synced(std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> l(sync_mu_);
+  return sync_cv_.wait_for(l, timeout, [&] { return synced_; });
+}
+
+void Store::index_locked(const ObjectPtr& o) {
+  for (const auto& r : o->owner_refs()) by_owner_[r.uid].insert(o->key());
+}
+
+void Store::unindex_locked(const ObjectPtr& o) {
+  for (const auto& r : o->owner_refs()) {
+    auto it = by_owner_.find(r.uid);
+    if (it == by_owner_.end()) continue;
+    it->second.erase(o->key());
+    if (it->second.empty()) by_owner_.erase(it);
+  }
+}
+
+ObjectPtr Store::upsert(ObjectPtr object) {
+  std::unique_lock l(mu_);
+  auto& slot = by_key_[object->key()];
+  ObjectPtr old = std::move(slot);
+  if (old) unindex_locked(old);
+  index_locked(object);
+  slot = std::move(object);
+  return old;
+}
+
+ObjectPtr Store::erase(const std::string& key) {
+  std::unique_lock l(mu_);
+  auto it = by_key_.find(key);
+  if (it == by_key_.end()) return nullptr;
+  ObjectPtr old = std::move(it->second);
+  by_key_.erase(it);
+  unindex_locked(old);
+  return old;
+}
+
+Store::Diff Store::replace(std::vector<ObjectPtr> objects) {
+  // Build the new indexes outside the lock, then swap.
+  std::map<std::string, ObjectPtr, std::less<>> keys;
+  std::map<std::string, std::set<std::string>, std::less<>> owners;
+  for (auto& o : objects) {
+    for (const auto& r : o->owner_refs()) owners[r.uid].insert(o->key());
+    keys[o->key()] = std::move(o);
+  }
+  Diff diff;
+  {
+    std::unique_lock l(mu_);
+    for (const auto& [k, o] : keys) {
+      auto old = by_key_.find(k);
+      if (old == by_key_.end()) diff.added.push_back(o);
+      else if (old->second->resource_version() != o->resource_version() || old->second->uid() != o->uid())
+        diff.updated.emplace_back(old->second, o);
+    }
+    for (const auto& [k, o] : by_key_) {
+      if (!keys.count(k)) diff.deleted.push_back(o);
+    }
+    by_key_.swap(keys);
+    by_owner_.swap(owners);
+  }
+  {
+    std::lock_guard<std::mutex> l(sync_mu_);
+    synced_ = true;
+  }
+  sync_cv_.notify_all();
+  return diff;
+}
+
+}  // namespace dgd::runtime

@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/prom_text.h"
+#include "dgd/kube/metrics.h"
+#include "dgd/runtime/controller.h"
+
+namespace dgd::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+
+template <class F>
+bool eventually(F f, std::chrono::milliseconds limit = 10s) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (f()) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return f();
+}
+
+TEST(ObjectKey, ParsesNamespacedAndClusterKeys) {
+  EXPECT_EQ(ObjectKey::parse("ns/name"), (ObjectKey{"ns", "name"}));
+  EXPECT_EQ(ObjectKey::parse("node-1"), (ObjectKey{"", "node-1"}));
+  EXPECT_EQ((ObjectKey{"a", "b"}).str(), "a/b");
+}
+
+TEST(Controller, ErrorsAreRetriedWithBackoffUntilSuccess) {
+  std::atomic<int> calls{0};
+  auto metrics = std::make_shared<kube::MetricsRegistry>();
+  ControllerOptions o;
+  o.name = "test";
+  o.metrics = metrics;
+  Controller c(o, std::make_shared<FnReconciler>([&](const ObjectKey& k) {
+    EXPECT_EQ(k, (ObjectKey{"ns", "a"}));
+    return ++calls < 3 ? ReconcileResult::failed("not yet") : ReconcileResult::done();
+  }));
+  c.start();
+  c.queue().add("ns/a");
+  ASSERT_TRUE(eventually([&] { return calls.load() == 3; }));
+  ASSERT_TRUE(eventually([&] { return c.queue().num_requeues("ns/a") == 0; })) << "success forgets the failures";
+  c.stop();
+  std::string text = metrics->render();
+  EXPECT_EQ(testing::check_prometheus_text(text), "") << text;
+  EXPECT_NE(text.find("controller_runtime_reconcile_total{controller=\"test\",result=\"error\"} 2"), std::string::npos);
+  EXPECT_NE(text.find("controller_runtime_reconcile_total{controller=\"test\",result=\"success\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("controller_runtime_reconcile_errors_total{controller=\"test\"} 2"), std::string::npos);
+}
+
+TEST(Controller, ExceptionsCountAsErrors) {
+  std::atomic<int> calls{0};
+  Controller c({}, std::make_shared<FnReconciler>([&](const ObjectKey&) -> ReconcileResult {
+    if (++calls == 1) throw std::runtime_error("boom");
+    return ReconcileResult::done();
+  }));
+  c.start();
+  c.queue().add("a");
+  EXPECT_TRUE(eventually([&] { return calls.load() == 2; }));
+}
+
+TEST(Controller, RequeueAfterRunsAgain) {
+  std::atomic<int> calls{0};
+  Controller c({}, std::make_shared<FnReconciler>([&](const ObjectKey&) {
+    return ++calls == 1 ? ReconcileResult::after(20ms) : ReconcileResult::done();
+  }));
+  c.start();
+  c.queue().add("a");
+  EXPECT_TRUE(eventually([&] { return calls.load() == 2; }));
+}
+
+TEST(Controller, ManyWorkersNeverReconcileOneKeyTwiceAtOnce) {
+  std::mutex mu;
+  std::map<std::string, int> in_flight;
+  std::atomic<bool> overlap{false};
+  std::atomic<int> calls{0};
+  ControllerOptions o;
+  o.workers = 4;
+  Controller c(o, std::make_shared<FnReconciler>([&](const ObjectKey& k) {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      if (++in_flight[k.str()] > 1) overlap = true;
+    }
+    std::this_thread::sleep_for(1ms);
+    {
+      std::lock_guard<std::mutex> l(mu);
+      --in_flight[k.str()];
+    }
+    ++calls;
+    return ReconcileResult::done();
+  }));
+  c.start();
+  for (int i = 0; i < 300; ++i) c.queue().add("ns/k" + std::to_string(i % 3));
+  EXPECT_TRUE(eventually([&] { return c.queue().len() == 0; }));
+  c.stop();
+  EXPECT_FALSE(overlap.load());
+  EXPECT_GE(calls.load(), 3);
+}
+
+TEST(Controller, EnqueueOwnerMapsChildrenToTheirControllingOwner) {
+  Controller c({}, std::make_shared<FnReconciler>([](const ObjectKey&) { return ReconcileResult::done(); }));
+  auto h = c.enqueue_owner("nvidia.com", "DynamoGraphDeployment");
+  auto child = [](const std::string& owner_api, const std::string& kind, bool controller) {
+    nlohmann::json j = {{"metadata",
+                         {{"name", "child"},
+                          {"namespace", "ns"},
+                          {"ownerReferences",
+                           {{{"apiVersion", owner_api}, {"kind", kind}, {"name", "graph"}, {"uid", "u"},
+                             {"controller", controller}}}}}}};
+    return CachedObject::make(j);
+  };
+  h.on_add(child("nvidia.com/v1beta1", "DynamoGraphDeployment", true));
+  h.on_add(child("nvidia.com/v1beta1", "DynamoGraphDeployment", false));  // not the controller
+  h.on_add(child("apps/v1", "DynamoGraphDeployment", true));              // other group
+  h.on_delete(child("nvidia.com/v1beta1", "Other", true));                // other kind
+  EXPECT_EQ(c.queue().len(), 1u);
+  auto key = c.queue().try_get();
+  EXPECT_EQ(key, "ns/graph");
+  if (key) c.queue().done(*key);  // the caller's duty; stop() drains in-flight keys
+}
+
+}  // namespace
+}  // namespace dgd::runtime
