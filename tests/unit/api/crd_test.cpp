@@ -309,7 +309,9 @@ TEST(Crd, SchemaRejectsSchemaLevelMistakes) {
       {"expert-parallel-string", "spec.components[1].engine.expertParallel"},
       {"env-value-number", "spec.env[0].value"},
   };
-  for (const auto& [file, path] : cases) {
+  for (const auto& entry : cases) {
+    const std::string& file = entry.first;
+    const std::string& path = entry.second;
     SCOPED_TRACE(file);
     std::vector<std::string> errs;
     admit(dgdSchema(), loadYaml(kSource / "tests/golden/invalid" / (file + ".yaml")), "", errs);
