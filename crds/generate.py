@@ -334,17 +334,23 @@ BLACKWELL_RULES = [
 ]
 ON_H200 = "has(self.placement) && has(self.placement.gpu) && self.placement.gpu == 'H200'"
 SPEC_RULES = [
-    ("!(%s) || self.components.all(c, !has(c.engine) || !has(c.engine.%s) || !(%s))" % (ON_H200, field, cond), msg)
+    ("!(%s) || !has(self.components) || self.components.all(c, !has(c.engine) || !has(c.engine.%s) || !(%s))"
+     % (ON_H200, field, cond), msg)
     for field, cond, msg in BLACKWELL_RULES
 ] + [
-    ("!(%s) || self.components.all(c, !has(c.engine) || !has(c.engine.attention) || "
+    ("!(%s) || !has(self.components) || self.components.all(c, !has(c.engine) || !has(c.engine.attention) || "
      "((!has(c.engine.attention.backend) || !(c.engine.attention.backend in ['FLASHMLA_MEGA_ATTN_DSV41', 'CUTLASS_MLA'])) && "
      "(!has(c.engine.attention.indexerKvDtype) || c.engine.attention.indexerKvDtype != 'mxfp4')))" % ON_H200,
      "FLASHMLA mega attention, CUTLASS MLA and the MXFP4 sparse indexer need Blackwell (B200/GB200), not H200"),
     ("!(has(self.backendFramework) && self.backendFramework == 'sglang' && has(self.placement) && "
      "has(self.placement.gpu) && self.placement.gpu != 'GB200' && "
-     "(has(self.recipe) || self.components.exists(c, has(c.engine))))",
+     "(has(self.recipe) || (has(self.components) && self.components.exists(c, has(c.engine)))))",
      "there is no SGLang recipe for B200 or H200: SGLang is available on GB200 only"),
+    ("!(has(self.placement) && has(self.placement.rdma) && has(self.placement.rdma.nicSelection) && "
+     "self.placement.rdma.nicSelection in ['sriov', 'pcieMap']) || "
+     "((!has(self.env) || !self.env.exists(e, e.name == 'UCX_NET_DEVICES')) && (!has(self.components) || "
+     "self.components.all(c, !has(c.env) || !c.env.exists(e, e.name == 'UCX_NET_DEVICES'))))",
+     "a static UCX_NET_DEVICES overrides the NIC each pod selects (placement.rdma.nicSelection): remove it"),
     ("!has(self.priorityClassName)", "priorityClassName applies to Grove only; not supported by dgd-operator"),
     ("!has(self.topologyConstraint)", "topologyConstraint applies to Grove only; not supported by dgd-operator"),
     ("!has(self.providerOverride)", "providerOverride applies to Grove only; not supported by dgd-operator"),
