@@ -1,0 +1,324 @@
+#include "kubesim/http_server.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <list>
+#include <mutex>
+#include <thread>
+
+namespace kubesim {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+template <class Stream>
+class BeastWriter : public ResponseWriter {
+ public:
+  BeastWriter(Stream& s, int fd, unsigned version, bool keep_alive)
+      : stream_(s), fd_(fd), version_(version), keep_alive_(keep_alive) {}
+
+  void send(const HttpResponse& r) override {
+    if (sent_) return;
+    sent_ = true;
+    http::response<http::string_body> res{static_cast<http::status>(r.status), version_};
+    res.set(http::field::server, "kube-sim");
+    res.set(http::field::content_type, r.content_type);
+    res.set("Audit-Id", "kube-sim");
+    for (const auto& [k, v] : r.headers) res.set(k, v);
+    res.keep_alive(keep_alive_);
+    res.body() = r.body;
+    res.prepare_payload();
+    beast::error_code ec;
+    http::write(stream_, res, ec);
+    if (ec) failed_ = true;
+  }
+  bool start_stream(int status, const std::string& content_type) override {
+    if (sent_) return false;
+    sent_ = streaming_ = true;
+    http::response<http::empty_body> res{static_cast<http::status>(status), version_};
+    res.set(http::field::server, "kube-sim");
+    res.set(http::field::content_type, content_type);
+    res.set(http::field::cache_control, "no-cache, private");
+    res.keep_alive(keep_alive_);
+    res.chunked(true);
+    http::response_serializer<http::empty_body> sr{res};
+    beast::error_code ec;
+    http::write_header(stream_, sr, ec);
+    if (ec) failed_ = true;
+    return !failed_;
+  }
+  bool write_chunk(const std::string& data) override {
+    if (failed_ || !streaming_) return false;
+    beast::error_code ec;
+    net::write(stream_, http::make_chunk(net::const_buffer(data.data(), data.size())), ec);
+    if (ec) failed_ = true;
+    return !failed_;
+  }
+  void end_stream() override {
+    if (failed_ || !streaming_) return;
+    beast::error_code ec;
+    net::write(stream_, http::make_chunk_last(), ec);
+    if (ec) failed_ = true;
+    streaming_ = false;
+  }
+  bool peer_closed() override {
+    pollfd p{fd_, POLLRDHUP, 0};
+    return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+  }
+  bool failed() const { return failed_; }
+  bool sent() const { return sent_; }
+
+ private:
+  Stream& stream_;
+  int fd_;
+  unsigned version_;
+  bool keep_alive_;
+  bool sent_ = false, streaming_ = false, failed_ = false;
+};
+
+Identity identity_from_cert(SSL* ssl) {
+  Identity id;
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (!cert) return id;
+  if (SSL_get_verify_result(ssl) == X509_V_OK) {
+    X509_NAME* name = X509_get_subject_name(cert);
+    for (int i = 0; i < X509_NAME_entry_count(name); ++i) {
+      X509_NAME_ENTRY* e = X509_NAME_get_entry(name, i);
+      int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(e));
+      unsigned char* utf8 = nullptr;
+      int len = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(e));
+      if (len < 0) continue;
+      std::string v(reinterpret_cast<char*>(utf8), static_cast<size_t>(len));
+      OPENSSL_free(utf8);
+      if (nid == NID_commonName) id.user = v;
+      if (nid == NID_organizationName) id.groups.push_back(v);
+    }
+    if (!id.user.empty()) id.groups.push_back("system:authenticated");
+  }
+  X509_free(cert);
+  return id;
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  struct Conn {
+    std::thread thread;
+    std::atomic<bool> done{false};
+    int fd = -1;
+  };
+
+  ApiServer& api;
+  HttpServerOptions opts;
+  net::io_context ioc;
+  std::unique_ptr<net::ssl::context> ssl_ctx;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  std::thread accept_thread;
+  std::atomic<bool> stopping{false};
+  mutable std::mutex mu;
+  std::list<std::unique_ptr<Conn>> conns;
+  uint16_t bound_port = 0;
+  std::string bound_host;
+
+  Impl(ApiServer& a, HttpServerOptions o) : api(a), opts(std::move(o)) {}
+
+  template <class Stream>
+  void serve(Stream& stream, int fd, const Identity& cert_id) {
+    beast::flat_buffer buf;
+    while (!stopping) {
+      http::request_parser<http::string_body> parser;
+      parser.body_limit(opts.max_body_bytes);
+      parser.header_limit(1024 * 1024);
+      beast::error_code ec;
+      http::read(stream, buf, parser, ec);
+      bool too_large = ec == http::error::body_limit;
+      if (ec && !too_large) return;
+      auto& msg = parser.get();
+      HttpRequest req;
+      req.method = std::string(msg.method_string());
+      req.target = std::string(msg.target());
+      for (const auto& f : msg) {
+        std::string k(f.name_string());
+        for (auto& ch : k) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        req.headers[k] = std::string(f.value());
+      }
+      if (!too_large) req.body = std::move(msg.body());
+      req.body_too_large = too_large;
+      req.cert_identity = cert_id;
+      const bool keep_alive = msg.keep_alive() && !too_large;
+      BeastWriter<Stream> writer(stream, fd, msg.version(), keep_alive);
+      api.handle(req, writer);
+      if (!writer.sent()) {
+        HttpResponse r;
+        r.status = 500;
+        writer.send(r);
+      }
+      if (writer.failed() || !keep_alive) return;
+    }
+  }
+
+  void run_connection(tcp::socket sock, Conn* conn) {
+    try {
+      beast::error_code ec;
+      sock.set_option(tcp::no_delay(true), ec);
+      const int fd = sock.native_handle();
+      if (ssl_ctx) {
+        net::ssl::stream<tcp::socket&> stream(sock, *ssl_ctx);
+        stream.handshake(net::ssl::stream_base::server, ec);
+        if (!ec) {
+          Identity id = identity_from_cert(stream.native_handle());
+          serve(stream, fd, id);
+          stream.shutdown(ec);
+        }
+      } else {
+        serve(sock, fd, Identity{});
+      }
+      sock.shutdown(tcp::socket::shutdown_both, ec);
+      {
+        std::lock_guard lock(mu);
+        conn->fd = -1;
+      }
+      sock.close(ec);
+    } catch (const std::exception& e) {
+      spdlog::warn("kube-sim: connection error: {}", e.what());
+      std::lock_guard lock(mu);
+      conn->fd = -1;
+    }
+    conn->done = true;
+  }
+
+  void reap() {
+    std::lock_guard lock(mu);
+    for (auto it = conns.begin(); it != conns.end();) {
+      if ((*it)->done) {
+        (*it)->thread.join();
+        it = conns.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  void accept_loop() {
+    while (!stopping) {
+      beast::error_code ec;
+      tcp::socket sock(ioc);
+      acceptor->accept(sock, ec);
+      if (stopping) break;
+      if (ec) {
+        if (ec == net::error::bad_descriptor || ec == net::error::invalid_argument) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+      reap();
+      auto conn = std::make_unique<Conn>();
+      Conn* raw = conn.get();
+      raw->fd = sock.native_handle();
+      std::lock_guard lock(mu);
+      conns.push_back(std::move(conn));
+      raw->thread = std::thread([this, raw, s = std::move(sock)]() mutable { run_connection(std::move(s), raw); });
+    }
+  }
+};
+
+HttpServer::HttpServer(ApiServer& api, HttpServerOptions opts) : impl_(std::make_unique<Impl>(api, std::move(opts))) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::start() {
+  auto& i = *impl_;
+  std::string host = "127.0.0.1", port = "0";
+  auto colon = i.opts.listen.rfind(':');
+  if (colon != std::string::npos) {
+    host = i.opts.listen.substr(0, colon);
+    port = i.opts.listen.substr(colon + 1);
+  } else {
+    port = i.opts.listen;
+  }
+  if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  if (host.empty()) host = "0.0.0.0";
+  if (i.opts.tls) {
+    i.ssl_ctx = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
+    i.ssl_ctx->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                           net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 | net::ssl::context::no_tlsv1_1);
+    i.ssl_ctx->use_certificate_chain(net::buffer(i.opts.cert_pem));
+    i.ssl_ctx->use_private_key(net::buffer(i.opts.key_pem), net::ssl::context::pem);
+    if (!i.opts.client_ca_pem.empty()) {
+      i.ssl_ctx->add_certificate_authority(net::buffer(i.opts.client_ca_pem));
+      // Advertise the CA so clients pick the right certificate; verify when one is presented.
+      BIO* bio = BIO_new_mem_buf(i.opts.client_ca_pem.data(), static_cast<int>(i.opts.client_ca_pem.size()));
+      STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
+      while (X509* c = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+        sk_X509_NAME_push(names, X509_NAME_dup(X509_get_subject_name(c)));
+        X509_free(c);
+      }
+      BIO_free(bio);
+      SSL_CTX_set_client_CA_list(i.ssl_ctx->native_handle(), names);
+      i.ssl_ctx->set_verify_mode(net::ssl::verify_peer);
+    }
+  }
+  tcp::endpoint ep(net::ip::make_address(host), static_cast<unsigned short>(std::stoi(port)));
+  i.acceptor = std::make_unique<tcp::acceptor>(i.ioc);
+  i.acceptor->open(ep.protocol());
+  i.acceptor->set_option(net::socket_base::reuse_address(true));
+  i.acceptor->bind(ep);
+  i.acceptor->listen(1024);
+  i.bound_port = i.acceptor->local_endpoint().port();
+  i.bound_host = host;
+  i.accept_thread = std::thread([&i] { i.accept_loop(); });
+}
+
+uint16_t HttpServer::port() const { return impl_->bound_port; }
+std::string HttpServer::host() const { return impl_->bound_host; }
+
+size_t HttpServer::open_connections() const {
+  std::lock_guard lock(impl_->mu);
+  size_t n = 0;
+  for (const auto& c : impl_->conns)
+    if (!c->done) ++n;
+  return n;
+}
+
+void HttpServer::stop() {
+  auto& i = *impl_;
+  if (i.stopping.exchange(true)) return;
+  i.api.shutdown();
+  if (i.acceptor) ::shutdown(i.acceptor->native_handle(), SHUT_RDWR);
+  if (i.accept_thread.joinable()) i.accept_thread.join();
+  beast::error_code ec;
+  if (i.acceptor) i.acceptor->close(ec);
+  // Idle keep-alive connections see EOF at once; streams end cleanly (final
+  // chunk) as the API server stops them; whatever is left is cut.
+  {
+    std::lock_guard lock(i.mu);
+    for (auto& c : i.conns)
+      if (c->fd >= 0) ::shutdown(c->fd, SHUT_RD);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(600);
+  while (open_connections() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  {
+    std::lock_guard lock(i.mu);
+    for (auto& c : i.conns)
+      if (c->fd >= 0) ::shutdown(c->fd, SHUT_RDWR);
+  }
+  std::lock_guard lock(i.mu);
+  for (auto& c : i.conns)
+    if (c->thread.joinable()) c->thread.join();
+  i.conns.clear();
+}
+
+}  // namespace kubesim

@@ -1,0 +1,53 @@
+// kube-sim: the HTTP-library-neutral request/response types shared by the API
+// logic (api_server.h) and the Beast transport (http_server.h).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kubesim {
+
+struct Identity {
+  std::string user;  // "" = anonymous
+  std::vector<std::string> groups;
+  bool authenticated() const { return !user.empty(); }
+};
+
+struct HttpRequest {
+  std::string method;  // GET, POST, ...
+  std::string target;  // raw path + query
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  Identity cert_identity;  // from a verified TLS client certificate, if any
+  bool body_too_large = false;
+
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? "" : it->second;
+  }
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// How a handler answers: either one response, or a chunked stream.
+class ResponseWriter {
+ public:
+  virtual ~ResponseWriter() = default;
+  virtual void send(const HttpResponse& r) = 0;
+  // Sends status + headers of a chunked response. False if the client is gone.
+  virtual bool start_stream(int status, const std::string& content_type) = 0;
+  // One chunk, flushed. False if the client is gone.
+  virtual bool write_chunk(const std::string& data) = 0;
+  virtual void end_stream() = 0;
+  // True when the peer has closed its side (checked while a stream idles).
+  virtual bool peer_closed() { return false; }
+};
+
+}  // namespace kubesim

@@ -1,0 +1,38 @@
+// kube-sim: the one place where request bodies meet the project's patch library
+// (include/dgd/kube: merge_patch.h, json_patch.h, strategic_merge.h,
+// server_side_apply.h, field_schema.h, quantity.h). The rest of the simulator
+// calls only these functions, so the library can change without touching it.
+// All functions throw ApiError with the status the real server gives.
+#pragma once
+
+#include "kubesim/resource_registry.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace kubesim::patch {
+
+// RFC 7386.
+nlohmann::json merge(const nlohmann::json& target, const nlohmann::json& patch);
+// RFC 6902; failures -> 422 (test failed, bad path) or 400 (malformed operations).
+nlohmann::json json_patch(const nlohmann::json& target, const nlohmann::json& ops);
+// Strategic merge for built-in kinds (lists merged by their patchMergeKey).
+nlohmann::json strategic(const ResourceType& t, const nlohmann::json& target, const nlohmann::json& patch);
+
+// Server-side apply: merges `applied` into `current` (nullptr: create) for `manager`,
+// updates metadata.managedFields, removes fields the manager no longer applies and
+// nobody else owns. Throws 409 Conflict with FieldManagerConflict causes unless `force`.
+nlohmann::json apply(const ResourceType& t, const nlohmann::json* current, const nlohmann::json& applied,
+                     const std::string& manager, bool force);
+// Records an Update operation: `manager` owns the fields it changed from `before`
+// (nullptr on create) to `after`; managedFields of `after` are rewritten.
+void record_update(const ResourceType& t, const nlohmann::json* before, nlohmann::json& after,
+                   const std::string& manager, const std::string& subresource);
+
+// Canonical form of a resource quantity ("1000m" -> "1", "1024Mi" -> "1Gi").
+// Returns the input unchanged if it does not parse (validation reports it).
+std::string canonical_quantity(const std::string& q);
+bool quantity_valid(const std::string& q);
+
+}  // namespace kubesim::patch
