@@ -316,7 +316,14 @@ ParseResult parse(std::string_view text) {
   return fromJson(doc);
 }
 
-json toJson(const Dgd& d) { return writeStruct(d); }
+json toJson(const Dgd& d) {
+  json j = writeStruct(d);
+  // Always written (even empty), so that a document without them does not read back
+  // with the defaults.
+  j["apiVersion"] = d.apiVersion;
+  j["kind"] = d.kind;
+  return j;
+}
 json toJson(const Component& c) { return writeStruct(c); }
 json toJson(const Engine& e) { return writeStruct(e); }
 json toJson(const Router& r) { return writeStruct(r); }
