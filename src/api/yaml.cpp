@@ -12,7 +12,7 @@ namespace dgd::api {
 namespace {
 
 // Limits against hostile input: alias expansion ("billion laughs") and deep nesting.
-constexpr size_t kMaxNodes = 250'000;  // a rendered catalog is ~10k nodes
+constexpr size_t kMaxNodes = 250'000;  // per document; a recipe DGD is ~300 nodes
 constexpr int kMaxDepth = 256;
 
 std::string where(const YAML::Mark& m) {
@@ -302,9 +302,9 @@ std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
     throw YamlError(std::string("YAML: ") + e.what());
   }
   std::vector<nlohmann::json> out;
-  Converter conv;
   for (const auto& d : docs) {
     if (!d.IsDefined() || d.IsNull()) continue;
+    Converter conv;  // the size limit is per document
     try {
       out.push_back(conv.convert(d, 0));
     } catch (const YamlError&) {

@@ -78,7 +78,7 @@ TEST(Robustness, MutatedDgdsNeverCrash) {
   Lcg rng{20261130};
   size_t rejected = 0, total = 0;
   for (const auto& seed : seeds) {
-    for (int n = 0; n < 120; ++n) {
+    for (int n = 0; n < 60; ++n) {
       json doc = seed;
       int edits = 1 + static_cast<int>(rng.below(3));
       for (int k = 0; k < edits; ++k) mutate(doc, rng);
