@@ -416,6 +416,10 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   if (verb == "watch") return serve_watch(c, out);
 
   const std::string ct = c.req.header("content-type");
+  if (!c.req.body.empty() && (ct.find("protobuf") != std::string::npos || ct.find("cbor") != std::string::npos))
+    throw ApiError(415, "UnsupportedMediaType",
+                   "the body of the request was in an unknown format - accepted media types include: "
+                   "application/json, application/yaml");
   if (verb == "create") {
     if (!sub.empty()) throw method_not_allowed();
     json obj = parse_body(c.req.body, ct);
