@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <list>
 #include <mutex>
@@ -140,7 +141,9 @@ struct HttpServer::Impl {
     beast::flat_buffer buf;
     while (!stopping) {
       http::request_parser<http::string_body> parser;
-      parser.body_limit(opts.max_body_bytes);
+      // Read bodies up to a hard cap so the client gets its 413 (the API checks
+      // max_body_bytes); beyond the cap the connection is cut.
+      parser.body_limit(std::max<size_t>(opts.max_body_bytes * 8, 64 * 1024 * 1024));
       parser.header_limit(1024 * 1024);
       beast::error_code ec;
       http::read(stream, buf, parser, ec);
@@ -156,7 +159,8 @@ struct HttpServer::Impl {
         req.headers[k] = std::string(f.value());
       }
       if (!too_large) req.body = std::move(msg.body());
-      req.body_too_large = too_large;
+      req.body_too_large = too_large || req.body.size() > opts.max_body_bytes;
+      if (req.body_too_large) req.body.clear();
       req.cert_identity = cert_id;
       const bool keep_alive = msg.keep_alive() && !too_large;
       BeastWriter<Stream> writer(stream, fd, msg.version(), keep_alive);
