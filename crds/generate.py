@@ -374,6 +374,18 @@ SPEC = o("Desired state of the graph.", {
     "experimental": raw("Upstream experimental features: rejected."),
 }, rules=SPEC_RULES)
 
+# metadata.name is only reachable from the root. Children are <dgd>-<lowercase component>,
+# Service names are DNS-1035 labels: both limits are checked at admission.
+ROOT_RULES = [
+    ("!has(self.metadata.name) || self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+     "metadata.name must be a DNS-1035 label (lower-case letters, digits, '-', starting with a letter): "
+     "it prefixes the children's Service names"),
+    ("!has(self.metadata.name) || self.metadata.name.size() <= 63", "metadata.name must be at most 63 characters"),
+    ("!has(self.metadata.name) || !has(self.spec.components) || self.spec.components.all(c, self.metadata.name.size() + 1 + c.name.size() <= 63)",
+     "<metadata.name>-<component name> must fit 63 characters (the children's names): shorten the DGD or "
+     "component name"),
+]
+
 CONDITION = o("A status condition (metav1.Condition).", {
     "type": s("Condition type, e.g. Ready, SpecValid.", 316),
     "status": s("True, False or Unknown.", enum=["True", "False", "Unknown"]),
@@ -432,7 +444,7 @@ CRD = {
                     "metadata": {"type": "object"},
                     "spec": SPEC,
                     "status": STATUS,
-                }, required=["spec"])},
+                }, required=["spec"], rules=ROOT_RULES)},
         }],
     },
 }
