@@ -49,6 +49,19 @@ bool is_controlled_by(const json& obj, const std::string& owner_uid) {
   return false;
 }
 
+namespace {
+bool has_controller(const json& obj) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end()) return false;
+  auto refs = meta->find("ownerReferences");
+  if (refs == meta->end() || !refs->is_array()) return false;
+  for (const auto& r : *refs) {
+    if (r.value("controller", false)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 ChildPlan plan_children(const std::vector<json>& desired, const std::vector<const json*>& live,
                         const std::string& owner_uid, const HoldsDesired& holds) {
   std::map<std::string, const json*> live_by_key;
@@ -66,7 +79,10 @@ ChildPlan plan_children(const std::vector<json>& desired, const std::vector<cons
       // Applying to a terminating object would not stop its deletion; wait for
       // it to go (the watch brings us back) and create it fresh then.
       ++plan.terminating;
-    } else if (is_controlled_by(*it->second, owner_uid) && holds(*it->second, d)) {
+    } else if ((!has_controller(d) || is_controlled_by(*it->second, owner_uid)) &&
+               holds(*it->second, d)) {
+      // A desired object without a controller reference (a kept model-cache PVC) is
+      // in place when it holds the desired fields, whoever controls it.
       ++plan.unchanged;
     } else {
       plan.apply.push_back(&d);

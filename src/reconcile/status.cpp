@@ -145,7 +145,11 @@ json compute_status(const StatusInput& in) {
                      "generation keeps serving"});
     conds.push_back({"SpecValid", "False", "InvalidSpec", cap_message(join(in.spec_errors, "; "))});
   } else {
-    if (not_ready.empty()) {
+    if (!in.sync_problems.empty()) {
+      std::vector<std::string> all = in.sync_problems;
+      all.insert(all.end(), not_ready.begin(), not_ready.end());
+      conds.push_back({"Ready", "False", "ChildrenNotSynced", cap_message(join(all, "; "))});
+    } else if (not_ready.empty()) {
       conds.push_back({"Ready", "True", "AllComponentsReady", "every component has rolled out and is ready"});
     } else {
       conds.push_back({"Ready", "False", rolling ? "RolloutInProgress" : "ComponentsNotReady",
@@ -161,7 +165,7 @@ json compute_status(const StatusInput& in) {
   std::string state;
   if (!spec_valid) {
     state = "failed";
-  } else if (not_ready.empty()) {
+  } else if (not_ready.empty() && in.sync_problems.empty()) {
     state = "successful";
   } else if (!any_exists) {
     state = "initializing";

@@ -42,6 +42,8 @@ struct ChildPlan {
 // `live` may contain objects not controlled by `owner_uid`; they are ignored for
 // pruning, and a desired object whose name is taken by one is still applied (the
 // apply then reports the conflict rather than the operator silently adopting it).
+// A desired object with no controller reference (the renderer leaves a kept
+// model-cache PVC unowned) counts as in place when the live one holds it.
 ChildPlan plan_children(const std::vector<nlohmann::json>& desired,
                         const std::vector<const nlohmann::json*>& live,
                         const std::string& owner_uid, const HoldsDesired& holds);

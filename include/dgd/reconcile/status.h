@@ -47,6 +47,10 @@ struct StatusInput {
   // Problems with the spec, each "path: message". Non-empty => SpecValid=False,
   // Ready=False, and the components keep reporting what is still serving.
   std::vector<std::string> spec_errors;
+  // Children the operator could not write (a kind the server does not serve, an apply
+  // the server refused), each "what: why". Non-empty => Ready=False with reason
+  // ChildrenNotSynced naming them (a graph missing a child is not ready).
+  std::vector<std::string> sync_problems;
   // Conditions computed elsewhere (Placement, ModelCacheReady, Serving); added as is.
   std::vector<Condition> extra_conditions;
   // The live status (may be null/absent): used to keep lastTransitionTime.

@@ -87,10 +87,21 @@ TEST(PlanChildren, NeverDeletesWhatItDoesNotControl) {
 }
 
 TEST(PlanChildren, NameTakenByForeignObjectIsStillApplied) {
-  std::vector<json> desired = {child("Deployment", "g-a")};
+  std::vector<json> desired = {child("Deployment", "g-a", "uid-1")};
   json foreign = child("Deployment", "g-a", "someone-else");
   auto plan = plan_children(desired, {&foreign}, "uid-1", same_spec);
   EXPECT_EQ(plan.apply.size(), 1u);
+}
+
+TEST(PlanChildren, UnownedDesiredObjectIsInPlaceWhenItHolds) {
+  // A kept model-cache PVC has no owner: whoever created it, it is not re-applied.
+  std::vector<json> desired = {child("PersistentVolumeClaim", "cache")};
+  json live = child("PersistentVolumeClaim", "cache", "other-dgd");
+  auto plan = plan_children(desired, {&live}, "uid-1", same_spec);
+  EXPECT_TRUE(plan.apply.empty());
+  EXPECT_EQ(plan.unchanged, 1u);
+  live["spec"]["replicas"] = 5;
+  EXPECT_EQ(plan_children(desired, {&live}, "uid-1", same_spec).apply.size(), 1u);
 }
 
 TEST(PlanChildren, TerminatingChildIsWaitedFor) {

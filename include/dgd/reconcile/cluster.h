@@ -1,0 +1,53 @@
+// Cluster: what the DGD reconciler reads and writes, as one narrow interface.
+//
+// Reads come from the informer caches (they may lag the server; the watch
+// brings the reconciler back when they catch up), writes go to the API server.
+// The live implementation (operator.h) sits on runtime::Store and
+// kube::RestClient; unit tests use an in-memory fake. Implementations must be
+// safe to call from several reconcile workers at once.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dgd/kube/error.h"
+#include "dgd/reconcile/child_kinds.h"
+
+namespace dgd::reconcile {
+
+class Cluster {
+ public:
+  virtual ~Cluster() = default;
+
+  // The cached DGD, or nullopt when it is gone.
+  virtual std::optional<nlohmann::json> get_dgd(const std::string& ns, const std::string& name) = 0;
+
+  // False while the server does not serve `kind` (its CRD is missing): its
+  // children are then neither read nor written.
+  virtual bool serves(const ChildKind& kind) = 0;
+
+  // Cached objects of `kind` in `ns` with an ownerReference to `owner_uid`.
+  virtual std::vector<nlohmann::json> owned(const ChildKind& kind, const std::string& ns,
+                                            const std::string& owner_uid) = 0;
+  // The cached object of `kind` named ns/name (children carry the operator's
+  // label, so only those are cached), or nullopt.
+  virtual std::optional<nlohmann::json> cached(const ChildKind& kind, const std::string& ns,
+                                               const std::string& name) = 0;
+
+  // Server-side apply of `object` (fieldManager dgd-operator, force). Returns the
+  // object as stored.
+  virtual kube::Result<nlohmann::json> apply(const ChildKind& kind, const nlohmann::json& object) = 0;
+  // Deletes `object` (propagationPolicy Background, precondition on its uid);
+  // NotFound is success.
+  virtual kube::Status remove(const ChildKind& kind, const nlohmann::json& object) = 0;
+  // PUT .../status of the DGD (`dgd` carries metadata.resourceVersion: a stale
+  // one is a Conflict).
+  virtual kube::Result<nlohmann::json> update_status(const nlohmann::json& dgd) = 0;
+  // POST of a core v1 Event; AlreadyExists is success.
+  virtual kube::Status create_event(const nlohmann::json& event) = 0;
+};
+
+}  // namespace dgd::reconcile

@@ -1,0 +1,74 @@
+// DgdReconciler: makes one DynamoGraphDeployment's children match its spec, and
+// reports what the cluster shows in its status (DESIGN.md §3).
+//
+// reconcile(key), level-triggered: it reads the DGD and its children from the
+// caches and acts on what it finds, never on what an event said.
+//  1. DGD gone, or being deleted (deletionTimestamp): do nothing. Children carry
+//     a controller ownerReference and the garbage collector removes them; the
+//     operator has no finalizer and never re-creates children of a DGD being
+//     deleted (upstream ai-dynamo/dynamo#8204).
+//  2. parse → expand (recipe catalog) → validate → render. Any error: status
+//     SpecValid=False with every field path, one Warning event InvalidSpec, and
+//     NOTHING applied or deleted: an invalid edit never tears down what serves.
+//  3. stamp the controller owner; plan against the owned children in the caches;
+//     server-side apply only children whose live state lacks a desired field;
+//     delete only children this DGD controls and no longer wants.
+//  4. status from the live Deployments (Ready only once every component rolled
+//     out the current template), written only when it changed.
+// Events (Normal ChildCreated / ChildUpdated / ChildDeleted / RolloutComplete,
+// Warning InvalidSpec / ApplyFailed / KindNotServed) are sent once per
+// generation and only when something happened. At rest: zero writes.
+// API errors requeue the key with its own back-off (100 ms doubling to 5 min) rather
+// than through the controller's error path, so a lasting problem is logged once
+// (warn, `dgd=<ns>/<name>`) until it changes or clears, not at every retry.
+// Thread-safe: the controller may run reconciles of different keys at once.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "dgd/reconcile/cluster.h"
+#include "dgd/reconcile/events.h"
+#include "dgd/runtime/controller.h"
+
+namespace dgd::recipes {
+class Catalog;
+}
+
+namespace dgd::reconcile {
+
+inline constexpr const char* kFieldManager = "dgd-operator";
+
+struct DgdReconcilerOptions {
+  // Reporting instance of events (the pod name or leader identity).
+  std::string instance = "dgd-operator";
+};
+
+class DgdReconciler final : public runtime::Reconciler {
+ public:
+  // `cluster` and `catalog` must outlive the reconciler.
+  DgdReconciler(Cluster& cluster, const recipes::Catalog& catalog, DgdReconcilerOptions options = {});
+
+  runtime::ReconcileResult reconcile(const runtime::ObjectKey& key) override;
+
+ private:
+  // Logs `problem` at warn the first time it is seen for `key`, at debug after.
+  void report_problem(const std::string& key, const std::string& problem);
+  void clear_problem(const std::string& key);
+  // Requeue after an API error with this key's back-off (100 ms doubling to 5 min).
+  runtime::ReconcileResult retry(const std::string& key);
+
+  Cluster& cluster_;
+  const recipes::Catalog& catalog_;
+  const DgdReconcilerOptions options_;
+  EventRecorder events_;
+  std::mutex mu_;
+  std::map<std::string, std::string> last_problem_;  // key -> last logged problem
+  std::map<std::string, int> failures_;              // key -> consecutive API failures
+  std::map<std::string, std::string> uids_;          // key -> uid (to forget its events)
+  std::set<std::string> created_;                    // "uid\nchild key" this process created
+};
+
+}  // namespace dgd::reconcile

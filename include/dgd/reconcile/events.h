@@ -1,0 +1,60 @@
+// Events: the core v1 Events a user reads in `kubectl describe dgd`.
+//
+// An event is recorded at most once per (DGD uid, generation, reason, message):
+// the recorder remembers what it sent, and the Event's name is a hash of that
+// tuple, so a restarted operator (or a second replica) that sends it again
+// gets AlreadyExists instead of a duplicate. Nothing is recorded unless the
+// reconcile did something or found something new, so a graph at rest costs no
+// event writes. Failures to write an event are logged, never fatal.
+// Thread-safe.
+#pragma once
+
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+namespace dgd::reconcile {
+
+class Cluster;
+
+inline constexpr const char* kReportingComponent = "dgd-operator";
+
+// Reasons (CamelCase, stable: alerting may match on them).
+inline constexpr const char* kReasonChildCreated = "ChildCreated";
+inline constexpr const char* kReasonChildUpdated = "ChildUpdated";
+inline constexpr const char* kReasonChildDeleted = "ChildDeleted";
+inline constexpr const char* kReasonApplyFailed = "ApplyFailed";
+inline constexpr const char* kReasonInvalidSpec = "InvalidSpec";
+inline constexpr const char* kReasonKindNotServed = "KindNotServed";
+inline constexpr const char* kReasonRolloutComplete = "RolloutComplete";
+
+// The Event object (v1) about `dgd`. `now` is RFC 3339; `instance` the reporting
+// instance (pod name / identity). Pure.
+nlohmann::json make_event(const nlohmann::json& dgd, const std::string& type, const std::string& reason,
+                          const std::string& message, const std::string& now, const std::string& instance);
+
+class EventRecorder {
+ public:
+  EventRecorder(Cluster& cluster, std::string instance) : cluster_(cluster), instance_(std::move(instance)) {}
+
+  // Sends the event unless this (uid, generation, reason, message) was sent before.
+  // `type` is "Normal" or "Warning". Returns true when it was sent now.
+  bool record(const nlohmann::json& dgd, const std::string& type, const std::string& reason,
+              const std::string& message);
+  // Drops what is remembered about a DGD (it was deleted).
+  void forget(const std::string& uid);
+
+ private:
+  Cluster& cluster_;
+  const std::string instance_;
+  std::mutex mu_;
+  std::set<std::tuple<std::string, int64_t, std::string, std::string>> sent_;
+};
+
+// RFC 3339 UTC with seconds, e.g. "2026-11-30T06:00:00Z".
+std::string now_rfc3339();
+
+}  // namespace dgd::reconcile

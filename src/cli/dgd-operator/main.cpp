@@ -1,0 +1,145 @@
+// dgd-operator: the controller process. `dgd-operator run [flags]`; every flag is
+// documented in docs/operations.md. Parsing lives here; the process is
+// reconcile::run_operator.
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+
+#include "dgd/reconcile/operator.h"
+#include "dgd/runtime/signals.h"
+
+namespace {
+
+// %* in the JSON pattern: the message as a JSON string value, and a "dgd" field
+// when the line starts with "dgd=<ns>/<name>: " (the operator's convention).
+class JsonMessage final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    std::string_view text(msg.payload.data(), msg.payload.size());
+    if (text.rfind("dgd=", 0) == 0) {
+      const auto colon = text.find(": ");
+      if (colon != std::string_view::npos) {
+        append(dest, "\"dgd\":");
+        quote(text.substr(4, colon - 4), dest);
+        append(dest, ",");
+        text = text.substr(colon + 2);
+      }
+    }
+    append(dest, "\"msg\":");
+    quote(text, dest);
+  }
+  std::unique_ptr<spdlog::custom_flag_formatter> clone() const override { return std::make_unique<JsonMessage>(); }
+
+ private:
+  static void append(spdlog::memory_buf_t& dest, std::string_view s) { dest.append(s.data(), s.data() + s.size()); }
+  static void quote(std::string_view s, spdlog::memory_buf_t& dest) {
+    dest.push_back('"');
+    for (unsigned char c : s) {
+      switch (c) {
+        case '"': append(dest, "\\\""); break;
+        case '\\': append(dest, "\\\\"); break;
+        case '\n': append(dest, "\\n"); break;
+        case '\r': append(dest, "\\r"); break;
+        case '\t': append(dest, "\\t"); break;
+        default:
+          if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            append(dest, buf);
+          } else {
+            dest.push_back(static_cast<char>(c));
+          }
+      }
+    }
+    dest.push_back('"');
+  }
+};
+
+void setup_logging(const std::string& format, const std::string& level) {
+  auto logger = std::make_shared<spdlog::logger>("dgd-operator", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  if (format == "json") {
+    auto f = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
+    f->add_flag<JsonMessage>('*').set_pattern(R"({"ts":"%Y-%m-%dT%H:%M:%S.%eZ","level":"%l",%*})");
+    logger->set_formatter(std::move(f));
+  } else {
+    logger->set_formatter(std::make_unique<spdlog::pattern_formatter>("%Y-%m-%dT%H:%M:%S.%eZ %-5l %v",
+                                                                       spdlog::pattern_time_type::utc));
+  }
+  logger->set_level(spdlog::level::from_str(level));
+  logger->flush_on(spdlog::level::trace);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before any thread exists, so every thread inherits the mask and one thread sigwaits.
+  dgd::runtime::block_termination_signals();
+
+  dgd::reconcile::OperatorOptions o;
+  std::string log_format = "text", log_level = "info";
+  int lease_duration_s = 15, renew_deadline_s = 10, retry_period_s = 2;
+  int kind_probe_s = 30;
+
+  CLI::App app{"dgd-operator: reconciles NVIDIA Dynamo DynamoGraphDeployments into running graphs"};
+  app.set_version_flag("--version", std::string("dgd-operator ") + dgd::reconcile::kOperatorVersion);
+  app.require_subcommand(1);
+  CLI::App* run = app.add_subcommand("run", "run the controller until SIGTERM");
+  run->add_option("--kubeconfig", o.kubeconfig.path,
+                  "kubeconfig file (default: $KUBECONFIG, else in-cluster, else ~/.kube/config)");
+  run->add_option("--context", o.kubeconfig.context, "kubeconfig context (default: its current-context)");
+  run->add_option("--namespace", o.watch_namespace, "watch DGDs in this namespace only (default: all namespaces)");
+  run->add_option("--metrics-addr", o.metrics_address, "listen address of /metrics (\"0\" disables)")
+      ->capture_default_str();
+  run->add_option("--health-addr", o.health_address, "listen address of /healthz, /readyz (\"0\" disables)")
+      ->capture_default_str();
+  run->add_option("--log-format", log_format, "log format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  run->add_option("--log-level", log_level, "log level")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
+      ->capture_default_str();
+  run->add_option("--concurrency", o.concurrency, "DGDs reconciled in parallel")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  run->add_option("--kube-api-qps", o.qps, "client-side request limit per second (0: none)")->capture_default_str();
+  run->add_option("--kube-api-burst", o.burst, "client-side burst")->capture_default_str();
+  run->add_option("--leader-elect", o.leader_elect, "elect a leader (only the leader writes)")->capture_default_str();
+  run->add_option("--leader-election-namespace", o.leader_election_namespace,
+                  "namespace of the Lease (default: the pod's / the kubeconfig context's namespace)");
+  run->add_option("--leader-election-id", o.leader_election_id, "name of the Lease")->capture_default_str();
+  run->add_option("--leader-election-lease-duration", lease_duration_s, "seconds a lease is valid")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--leader-election-renew-deadline", renew_deadline_s, "seconds the leader retries renewing")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--leader-election-retry-period", retry_period_s, "seconds between attempts")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--kind-probe-interval", kind_probe_s,
+                  "seconds between checks for child kinds the server did not serve (e.g. ComputeDomain)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+
+  setup_logging(log_format, log_level);
+  o.lease_duration = std::chrono::seconds(lease_duration_s);
+  o.renew_deadline = std::chrono::seconds(renew_deadline_s);
+  o.retry_period = std::chrono::seconds(retry_period_s);
+  o.kind_probe_interval = std::chrono::seconds(kind_probe_s);
+
+  dgd::kube::CancelSource stop;
+  std::thread waiter = dgd::runtime::start_signal_waiter(stop);
+  const int rc = dgd::reconcile::run_operator(o, stop.token());
+  if (stop.cancelled()) {
+    waiter.join();  // the signal ended it
+  } else {
+    dgd::runtime::stop_signal_waiter(waiter);
+  }
+  spdlog::default_logger()->flush();
+  return rc;
+}

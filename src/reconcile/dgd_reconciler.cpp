@@ -1,0 +1,411 @@
+#include "dgd/reconcile/dgd_reconciler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "dgd/api/parse.h"
+#include "dgd/api/validate.h"
+#include "dgd/kube/desired_state.h"
+#include "dgd/kube/field_schema.h"
+#include "dgd/recipes/catalog.h"
+#include "dgd/recipes/expand.h"
+#include "dgd/reconcile/child_plan.h"
+#include "dgd/reconcile/status.h"
+#include "dgd/render/render.h"
+
+namespace dgd::reconcile {
+
+using nlohmann::json;
+using runtime::ReconcileResult;
+
+namespace {
+
+// Delay before retrying after an API error: 100 ms doubling to 5 min. The
+// controller's own rate limiter would log every retry; this keeps one line per
+// problem (report_problem) while still backing off.
+std::chrono::milliseconds retry_delay(int failures) {
+  const int shift = std::min(failures, 12);
+  return std::min(std::chrono::milliseconds(100) * (1 << shift), std::chrono::milliseconds(300000));
+}
+
+std::string meta_string(const json& obj, const char* field) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+int64_t generation_of(const json& obj) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return 0;
+  auto g = m->find("generation");
+  return g != m->end() && g->is_number_integer() ? g->get<int64_t>() : 0;
+}
+
+bool has_owner_placeholder(const json& obj) {
+  auto m = obj.find("metadata");
+  if (m == obj.end()) return false;
+  auto refs = m->find("ownerReferences");
+  if (refs == m->end() || !refs->is_array()) return false;
+  return std::any_of(refs->begin(), refs->end(), [](const json& r) { return r.value("uid", "").empty(); });
+}
+
+std::string describe(const json& obj) { return obj.value("kind", "") + " " + meta_string(obj, "name"); }
+
+void append_errors(const std::vector<api::FieldError>& from, std::vector<std::string>& to) {
+  for (const auto& e : from) {
+    if (e.severity == api::Severity::kError) to.push_back(e.str());
+  }
+}
+
+// Errors found in the expanded graph name its component indexes; rewrite them to the
+// index of the same component in the user's DGD so the path points at what the user
+// wrote (a component only the recipe has keeps the graph's index and says so).
+std::vector<std::string> graph_errors_as_user_paths(const std::vector<api::FieldError>& errors,
+                                                    const api::Dgd& graph, const api::Dgd& user) {
+  std::vector<std::string> out;
+  for (const auto& e : errors) {
+    if (e.severity != api::Severity::kError) continue;
+    api::FieldError mapped = e;
+    const std::string prefix = "spec.components[";
+    if (e.path.rfind(prefix, 0) == 0) {
+      const auto close = e.path.find(']', prefix.size());
+      if (close != std::string::npos) {
+        const size_t index = std::strtoul(e.path.substr(prefix.size(), close - prefix.size()).c_str(), nullptr, 10);
+        if (index < graph.spec.components.size()) {
+          const std::string& name = graph.spec.components[index].name;
+          const auto& uc = user.spec.components;
+          auto it = std::find_if(uc.begin(), uc.end(), [&](const api::Component& c) { return c.name == name; });
+          if (it != uc.end()) {
+            mapped.path = prefix + std::to_string(it - uc.begin()) + e.path.substr(close);
+          } else {
+            mapped.message += " (in component \"" + name + "\" of recipe " + user.spec.recipe.value_or("") + ")";
+          }
+        }
+      }
+    }
+    out.push_back(mapped.str());
+  }
+  return out;
+}
+
+}  // namespace
+
+DgdReconciler::DgdReconciler(Cluster& cluster, const recipes::Catalog& catalog, DgdReconcilerOptions options)
+    : cluster_(cluster), catalog_(catalog), options_(std::move(options)), events_(cluster, options_.instance) {}
+
+void DgdReconciler::report_problem(const std::string& key, const std::string& problem) {
+  bool is_new = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& last = last_problem_[key];
+    is_new = last != problem;
+    last = problem;
+  }
+  if (is_new) {
+    spdlog::warn("dgd={}: {}", key, problem);
+  } else {
+    spdlog::debug("dgd={}: still: {}", key, problem);
+  }
+}
+
+void DgdReconciler::clear_problem(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (last_problem_.erase(key) > 0) spdlog::info("dgd={}: recovered", key);
+  failures_.erase(key);
+}
+
+ReconcileResult DgdReconciler::retry(const std::string& key) {
+  int n = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    n = failures_[key]++;
+  }
+  return ReconcileResult::after(retry_delay(n));
+}
+
+ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
+  const std::string id = key.str();
+  std::optional<json> found = cluster_.get_dgd(key.ns, key.name);
+  if (!found) {
+    // Deleted: the garbage collector removes the children (ownerReferences).
+    std::string uid;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      last_problem_.erase(id);
+      failures_.erase(id);
+      auto it = uids_.find(id);
+      if (it != uids_.end()) {
+        uid = it->second;
+        uids_.erase(it);
+      }
+    }
+    if (!uid.empty()) {
+      events_.forget(uid);
+      std::lock_guard<std::mutex> lock(mu_);
+      created_.erase(created_.lower_bound(uid + "\n"), created_.lower_bound(uid + "\x0b"));
+    }
+    return ReconcileResult::done();
+  }
+  const json& dgd = *found;
+  const std::string uid = meta_string(dgd, "uid");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    uids_[id] = uid;
+  }
+  if (!meta_string(dgd, "deletionTimestamp").empty()) {
+    // Being deleted (plain, foreground or orphan): never re-create or touch children;
+    // the garbage collector and the DGD's own finalizers finish the job.
+    spdlog::debug("dgd={}: being deleted; nothing to do", id);
+    return ReconcileResult::done();
+  }
+  const int64_t generation = generation_of(dgd);
+
+  // --- spec: parse -> validate -> expand -> validate the graph -> render.
+  std::vector<std::string> spec_errors;
+  api::ParseResult parsed = api::fromJson(dgd);
+  std::optional<recipes::ExpandResult> expanded;
+  std::optional<render::RenderResult> rendered;
+  if (!parsed.document) {
+    spec_errors.push_back("the object is not a DynamoGraphDeployment document");
+  }
+  append_errors(parsed.errors, spec_errors);
+  if (spec_errors.empty()) append_errors(api::validate(parsed.dgd), spec_errors);
+  if (spec_errors.empty()) {
+    expanded = recipes::expand(catalog_, parsed.dgd);
+    append_errors(expanded->errors, spec_errors);
+  }
+  if (spec_errors.empty()) {
+    api::ValidateOptions complete;
+    complete.mode = api::ValidationMode::kComplete;
+    spec_errors = graph_errors_as_user_paths(api::validate(expanded->graph, complete), expanded->graph, parsed.dgd);
+  }
+  if (spec_errors.empty()) {
+    render::RenderOptions ro;
+    ro.defaultNamespace = key.ns;
+    rendered = render::render(expanded->graph, ro);
+    append_errors(rendered->errors, spec_errors);
+  }
+
+  StatusInput status_in;
+  status_in.generation = generation;
+  status_in.now = now_rfc3339();
+  auto prev_status = dgd.find("status");
+  if (prev_status != dgd.end()) status_in.previous_status = &*prev_status;
+
+  // Live children, by kind; kept alive for the pointers handed to the planner.
+  std::vector<json> live_store;
+  auto collect_owned = [&] {
+    for (const auto& kind : child_kinds()) {
+      if (!cluster_.serves(kind)) continue;
+      for (auto& o : cluster_.owned(kind, key.ns, uid)) live_store.push_back(std::move(o));
+    }
+  };
+
+  if (!spec_errors.empty()) {
+    // Nothing is applied or deleted: the previous generation keeps serving. Report the
+    // Deployments still there so `kubectl get dgd -o yaml` shows what serves.
+    collect_owned();
+    std::map<std::string, const json*> deployments;  // component -> Deployment
+    for (const auto& o : live_store) {
+      if (o.value("kind", "") != "Deployment" || !is_controlled_by(o, uid)) continue;
+      const json& labels = o["metadata"].value("labels", json::object());
+      const std::string component = labels.value(render::kLabelComponent, "");
+      if (!component.empty()) deployments[component] = &o;
+    }
+    for (const auto& [component, dep] : deployments) {
+      ComponentObservation c;
+      c.name = component;
+      c.type = (*dep)["metadata"]["labels"].value(render::kLabelComponentType, "");
+      c.desired_replicas = static_cast<int32_t>(dep->value("/spec/replicas"_json_pointer, 1));
+      c.deployment = dep;
+      c.template_current = true;
+      status_in.components.push_back(c);
+    }
+    status_in.spec_errors = spec_errors;
+    std::string joined;
+    for (const auto& e : spec_errors) joined += (joined.empty() ? "" : "; ") + e;
+    report_problem(id, "invalid spec (generation " + std::to_string(generation) + "), nothing changed: " + joined);
+    events_.record(dgd, "Warning", kReasonInvalidSpec, joined);
+    json status = compute_status(status_in);
+    if (prev_status == dgd.end() || status_changed(*prev_status, status)) {
+      json updated = dgd;
+      updated["status"] = status;
+      if (auto r = cluster_.update_status(updated); !r) {
+        if (r.error().is(kube::ErrorKind::kNotFound)) return ReconcileResult::done();
+        report_problem(id, "status write failed: " + r.error().to_string());
+        return retry(id);
+      }
+    }
+    // An edit brings us back; nothing to retry.
+    std::lock_guard<std::mutex> lock(mu_);
+    failures_.erase(id);
+    return ReconcileResult::done();
+  }
+
+  // --- children.
+  std::vector<json> desired;
+  std::vector<std::string> sync_problems;
+  for (auto& obj : rendered->objects) {
+    const ChildKind* kind = find_child_kind(obj.value("apiVersion", ""), obj.value("kind", ""));
+    if (kind == nullptr) {
+      sync_problems.push_back(describe(obj) + ": the operator does not manage this kind");
+      continue;
+    }
+    if (!cluster_.serves(*kind)) {
+      const std::string why = describe(obj) + ": the API server does not serve " + kind->resource.to_string() +
+                              " (install its CustomResourceDefinition)";
+      sync_problems.push_back(why);
+      events_.record(dgd, "Warning", kReasonKindNotServed, why);
+      continue;
+    }
+    obj["metadata"]["namespace"] = key.ns;
+    if (has_owner_placeholder(obj)) set_controller_owner(obj, dgd);
+    desired.push_back(std::move(obj));
+  }
+  collect_owned();
+  {
+    // Desired children not (or no longer) owned by this DGD, e.g. a kept model cache.
+    std::map<std::string, bool> seen;
+    for (const auto& o : live_store) seen[object_key(o)] = true;
+    for (const auto& d : desired) {
+      if (seen.count(object_key(d)) > 0) continue;
+      const ChildKind* kind = find_child_kind(d.value("apiVersion", ""), d.value("kind", ""));
+      if (auto o = cluster_.cached(*kind, key.ns, meta_string(d, "name"))) live_store.push_back(std::move(*o));
+    }
+  }
+  std::vector<const json*> live;
+  live.reserve(live_store.size());
+  for (const auto& o : live_store) live.push_back(&o);
+  std::map<std::string, const json*> live_by_key;
+  for (const json* o : live) live_by_key[object_key(*o)] = o;
+
+  auto holds = [](const json& l, const json& d) { return kube::holds_desired(l, d, kube::schema_for_object(d)); };
+  ChildPlan plan = plan_children(desired, live, uid, holds);
+
+  std::map<std::string, json> applied;  // object key -> object as stored after our apply
+  std::vector<std::string> api_errors;
+  for (const json* d : plan.apply) {
+    const ChildKind* kind = find_child_kind(d->value("apiVersion", ""), d->value("kind", ""));
+    const std::string k = object_key(*d);
+    auto before = live_by_key.find(k);
+    std::string change;
+    if (before != live_by_key.end()) {
+      auto diff = kube::first_difference(*before->second, *d, kube::schema_for_object(*d));
+      change = diff ? *diff : "ownerReferences";
+    }
+    auto r = cluster_.apply(*kind, *d);
+    if (!r) {
+      const kube::Error& e = r.error();
+      if (e.is(kube::ErrorKind::kNotLeader)) return ReconcileResult::done();  // the manager stops us
+      const std::string why = "apply " + describe(*d) + " failed: " + e.to_string();
+      api_errors.push_back(why);
+      sync_problems.push_back(describe(*d) + ": " + (e.message.empty() ? std::string(kube::to_string(e.kind)) : e.message));
+      events_.record(dgd, "Warning", kReasonApplyFailed, why);
+      continue;
+    }
+    applied[k] = std::move(r).value();
+    if (before == live_by_key.end()) {
+      bool again = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        again = !created_.insert(uid + "\n" + k).second;
+      }
+      const std::string what = again ? "Re-created " + describe(*d) + " (it was deleted outside the operator)"
+                                     : "Created " + describe(*d);
+      spdlog::info("dgd={}: {}", id, what);
+      events_.record(dgd, "Normal", kReasonChildCreated, what);
+    } else {
+      spdlog::info("dgd={}: updated {} (differed at {})", id, describe(*d), change);
+      events_.record(dgd, "Normal", kReasonChildUpdated, "Updated " + describe(*d) + " (differed at " + change + ")");
+    }
+  }
+  for (const json* o : plan.remove) {
+    const ChildKind* kind = find_child_kind(o->value("apiVersion", ""), o->value("kind", ""));
+    if (kind == nullptr) continue;
+    if (auto s = cluster_.remove(*kind, *o); !s) {
+      if (s.error().is(kube::ErrorKind::kNotLeader)) return ReconcileResult::done();
+      api_errors.push_back("delete " + describe(*o) + " failed: " + s.error().to_string());
+      continue;
+    }
+    spdlog::info("dgd={}: deleted {} (no longer in the spec)", id, describe(*o));
+    events_.record(dgd, "Normal", kReasonChildDeleted, "Deleted " + describe(*o) + " (no longer in the spec)");
+  }
+
+  // --- status.
+  status_in.sync_problems = sync_problems;
+  for (const auto& c : expanded->graph.spec.components) {
+    ComponentObservation obs;
+    obs.name = c.name;
+    obs.type = c.type ? api::toString(*c.type) : "worker";
+    obs.desired_replicas = c.replicas.value_or(1);
+    const std::string dep_name = api::childName(key.name, c.name);
+    const json* want = nullptr;
+    for (const auto& d : desired) {
+      if (d.value("kind", "") == "Deployment" && meta_string(d, "name") == dep_name) want = &d;
+    }
+    const std::string k = "apps/Deployment/" + key.ns + "/" + dep_name;
+    if (auto a = applied.find(k); a != applied.end()) {
+      obs.deployment = &a->second;
+    } else if (auto l = live_by_key.find(k); l != live_by_key.end()) {
+      obs.deployment = l->second;
+    }
+    if (obs.deployment != nullptr && want != nullptr) {
+      obs.template_current = is_controlled_by(*obs.deployment, uid) && holds(*obs.deployment, *want);
+    }
+    status_in.components.push_back(obs);
+  }
+  json status = compute_status(status_in);
+  const bool changed = prev_status == dgd.end() || status_changed(*prev_status, status);
+  if (changed) {
+    auto ready_of = [](const json& st) -> std::pair<std::string, int64_t> {
+      for (const auto& c : st.value("conditions", json::array())) {
+        if (c.value("type", "") == "Ready") return {c.value("status", ""), c.value("observedGeneration", int64_t{0})};
+      }
+      return {"", 0};
+    };
+    json updated = dgd;
+    updated["status"] = status;
+    auto r = cluster_.update_status(updated);
+    if (!r) {
+      if (r.error().is(kube::ErrorKind::kNotLeader) || r.error().is(kube::ErrorKind::kNotFound)) {
+        return ReconcileResult::done();
+      }
+      if (r.error().is(kube::ErrorKind::kConflict)) {
+        // The cache lags our own previous write: read again shortly, quietly.
+        spdlog::debug("dgd={}: status conflict; retrying", id);
+        return retry(id);
+      }
+      api_errors.push_back("status write failed: " + r.error().to_string());
+    } else {
+      const auto before = prev_status == dgd.end() ? std::pair<std::string, int64_t>{"", 0} : ready_of(*prev_status);
+      const auto after = ready_of(status);
+      if (after.first == "True" && (before.first != "True" || before.second != generation)) {
+        spdlog::info("dgd={}: generation {} rolled out, Ready", id, generation);
+        events_.record(dgd, "Normal", kReasonRolloutComplete,
+                       "Generation " + std::to_string(generation) + " rolled out: every component is ready");
+      }
+    }
+  }
+
+  if (!api_errors.empty()) {
+    std::string joined;
+    for (const auto& e : api_errors) joined += (joined.empty() ? "" : "; ") + e;
+    report_problem(id, joined);
+    return retry(id);
+  }
+  if (!sync_problems.empty()) {
+    // Missing kinds: the informer for the kind comes up when its CRD does and brings us back.
+    std::string joined;
+    for (const auto& e : sync_problems) joined += (joined.empty() ? "" : "; ") + e;
+    report_problem(id, joined);
+    return ReconcileResult::done();
+  }
+  clear_problem(id);
+  return ReconcileResult::done();
+}
+
+}  // namespace dgd::reconcile

@@ -1,0 +1,256 @@
+#include "dgd/reconcile/operator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "dgd/kube/metrics.h"
+#include "dgd/kube/rest_client.h"
+#include "dgd/recipes/catalog.h"
+#include "dgd/reconcile/cluster.h"
+#include "dgd/reconcile/dgd_reconciler.h"
+#include "dgd/runtime/health_server.h"
+#include "dgd/runtime/manager.h"
+
+namespace dgd::reconcile {
+
+using nlohmann::json;
+
+namespace {
+
+// Cluster over informer stores and the (leadership-gated) REST client. Stores of
+// kinds that appear late are added under the lock.
+class LiveCluster final : public Cluster {
+ public:
+  explicit LiveCluster(std::shared_ptr<kube::RestClient> client) : client_(std::move(client)) {}
+
+  void set_dgd_store(const runtime::Store* s) { dgds_ = s; }
+  void set_store(const ChildKind& kind, const runtime::Store* s) {
+    std::unique_lock lock(mu_);
+    stores_[kind.resource.to_string()] = s;
+  }
+
+  std::optional<json> get_dgd(const std::string& ns, const std::string& name) override {
+    auto o = dgds_->get(ns, name);
+    if (!o) return std::nullopt;
+    return o->object();
+  }
+  bool serves(const ChildKind& kind) override { return store(kind) != nullptr; }
+  std::vector<json> owned(const ChildKind& kind, const std::string& ns, const std::string& owner_uid) override {
+    std::vector<json> out;
+    if (const runtime::Store* s = store(kind)) {
+      for (const auto& o : s->by_owner(owner_uid)) {
+        if (o->ns() == ns) out.push_back(o->object());
+      }
+    }
+    return out;
+  }
+  std::optional<json> cached(const ChildKind& kind, const std::string& ns, const std::string& name) override {
+    if (const runtime::Store* s = store(kind)) {
+      if (auto o = s->get(ns, name)) return o->object();
+    }
+    return std::nullopt;
+  }
+  kube::Result<json> apply(const ChildKind& kind, const json& object) override {
+    const json& m = object.at("metadata");
+    return client_->apply(kind.resource, m.value("namespace", ""), m.value("name", ""), object, kFieldManager,
+                          /*force=*/true);
+  }
+  kube::Status remove(const ChildKind& kind, const json& object) override {
+    const json& m = object.at("metadata");
+    kube::DeleteOptions o;
+    o.propagation_policy = "Background";
+    o.precondition_uid = m.value("uid", "");
+    auto r = client_->remove(kind.resource, m.value("namespace", ""), m.value("name", ""), o);
+    if (!r && !r.error().is(kube::ErrorKind::kNotFound)) return r.error();
+    return {};
+  }
+  kube::Result<json> update_status(const json& dgd) override {
+    return client_->update_status(dgd_resource(), dgd["metadata"].value("namespace", ""), dgd);
+  }
+  kube::Status create_event(const json& event) override {
+    auto r = client_->create(kube::resources::events(), event["metadata"].value("namespace", ""), event);
+    if (!r && !r.error().is(kube::ErrorKind::kAlreadyExists)) return r.error();
+    return {};
+  }
+
+ private:
+  const runtime::Store* store(const ChildKind& kind) {
+    std::shared_lock lock(mu_);
+    auto it = stores_.find(kind.resource.to_string());
+    return it == stores_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<kube::RestClient> client_;
+  const runtime::Store* dgds_ = nullptr;
+  std::shared_mutex mu_;
+  std::map<std::string, const runtime::Store*> stores_;
+};
+
+enum class Probe { kServed, kNotServed, kUnknown };
+
+// Whether the server serves `kind`: one list with limit 1. NotFound means no such
+// resource (its CRD is missing); other errors leave the question open.
+Probe probe(kube::RestClient& client, const ChildKind& kind, const std::string& ns, std::string* why) {
+  kube::ListOptions lo;
+  lo.limit = 1;
+  auto r = client.list(kind.resource, ns, lo);
+  if (r) return Probe::kServed;
+  *why = r.error().to_string();
+  return r.error().is(kube::ErrorKind::kNotFound) ? Probe::kNotServed : Probe::kUnknown;
+}
+
+runtime::InformerOptions child_informer(const ChildKind& kind, const std::string& ns) {
+  runtime::InformerOptions io;
+  io.resource = kind.resource;
+  io.ns = ns;
+  io.label_selector = child_label_selector();
+  return io;
+}
+
+}  // namespace
+
+std::string listen_address(const std::string& flag) {
+  if (flag.empty() || flag == "0") return "";
+  if (flag.front() == ':') return "0.0.0.0" + flag;
+  return flag;
+}
+
+int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) {
+  auto config = kube::load_config(options.kubeconfig);
+  if (!config) {
+    spdlog::error("no usable API server configuration: {}", config.error().to_string());
+    return 2;
+  }
+  spdlog::info("dgd-operator {} using {} ({}), watching {}", kOperatorVersion, config->server, config->source,
+               options.watch_namespace.empty() ? "all namespaces" : "namespace " + options.watch_namespace);
+
+  auto metrics = std::make_shared<kube::MetricsRegistry>();
+  kube::ClientOptions co;
+  co.user_agent = std::string("dgd-operator/") + kOperatorVersion;
+  co.qps = options.qps;
+  co.burst = options.burst;
+  co.metrics = metrics;
+  auto client = std::make_shared<kube::RestClient>(*config, co);
+
+  runtime::ManagerOptions mo;
+  mo.health_address = listen_address(options.health_address);
+  mo.metrics = metrics;
+  mo.cache_sync_timeout = options.cache_sync_timeout;
+  mo.leader_election = options.leader_elect;
+  std::string identity = runtime::default_identity();
+  if (options.leader_elect) {
+    auto& le = mo.leader_election_options;
+    le.lease_namespace =
+        options.leader_election_namespace.empty() ? config->default_namespace : options.leader_election_namespace;
+    le.lease_name = options.leader_election_id;
+    le.identity = identity;
+    le.lease_duration = options.lease_duration;
+    le.renew_deadline = options.renew_deadline;
+    le.retry_period = options.retry_period;
+    if (auto s = runtime::LeaderElector::validate(le); !s) {
+      spdlog::error("leader election: {}", s.error().message);
+      return 2;
+    }
+    spdlog::info("leader election on Lease {}/{} as {}", le.lease_namespace, le.lease_name, identity);
+  }
+  runtime::Manager manager(client, mo);
+
+  LiveCluster cluster(client);
+  DgdReconcilerOptions ro;
+  ro.instance = identity;
+  auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
+  runtime::ControllerOptions cto;
+  cto.name = "dynamographdeployment";
+  cto.workers = std::max(1, options.concurrency);
+  runtime::Controller& controller = manager.add_controller(cto, reconciler);
+
+  runtime::InformerOptions dio;
+  dio.resource = dgd_resource();
+  dio.ns = options.watch_namespace;
+  runtime::Informer& dgds = manager.add_informer(dio);
+  dgds.add_handler(controller.enqueue_self());
+  cluster.set_dgd_store(&dgds.store());
+
+  // Child kinds: an informer for each one the server serves; the others are probed again later.
+  std::vector<const ChildKind*> missing;
+  for (const auto& kind : child_kinds()) {
+    Probe p = Probe::kServed;
+    std::string why;
+    if (kind.optional) {
+      p = probe(*client, kind, options.watch_namespace, &why);
+      if (p == Probe::kUnknown && stop.sleep_for(std::chrono::seconds(1))) {
+        p = probe(*client, kind, options.watch_namespace, &why);
+      }
+    }
+    if (p == Probe::kServed) {
+      runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
+      inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind));
+      cluster.set_store(kind, &inf.store());
+    } else {
+      spdlog::warn("{} is not served by the API server ({}); DGDs that need a {} report it in their status; "
+                   "probing again every {} s",
+                   kind.resource.to_string(), why, kind.resource.kind, options.kind_probe_interval.count() / 1000);
+      missing.push_back(&kind);
+    }
+  }
+
+  // Late kinds: started outside the manager once their CRD appears.
+  std::vector<std::unique_ptr<runtime::Informer>> late;
+  kube::CancelSource probe_stop;
+  std::thread prober([&] {
+    const kube::CancelToken t = probe_stop.token();
+    while (!missing.empty() && t.sleep_for(options.kind_probe_interval)) {
+      for (auto it = missing.begin(); it != missing.end();) {
+        std::string why;
+        if (probe(*client, **it, options.watch_namespace, &why) != Probe::kServed) {
+          ++it;
+          continue;
+        }
+        auto inf = std::make_unique<runtime::Informer>(client, child_informer(**it, options.watch_namespace));
+        inf->add_handler(controller.enqueue_owner(api::kGroup, api::kKind));
+        inf->start();
+        while (!inf->wait_for_sync(std::chrono::milliseconds(200)) && !t.cancelled()) {
+        }
+        if (t.cancelled()) return;
+        cluster.set_store(**it, &inf->store());
+        spdlog::info("{} is now served; watching it", (*it)->resource.to_string());
+        for (const auto& d : dgds.store().list()) controller.queue().add(d->key());
+        late.push_back(std::move(inf));
+        it = missing.erase(it);
+      }
+    }
+  });
+
+  // A separate metrics listener when asked for one on another address.
+  std::unique_ptr<runtime::HealthServer> metrics_server;
+  const std::string metrics_addr = listen_address(options.metrics_address);
+  if (!metrics_addr.empty() && metrics_addr != mo.health_address) {
+    runtime::HealthServerOptions ho;
+    ho.address = metrics_addr;
+    ho.metrics = metrics;
+    ho.ready = [&manager] { return manager.caches_synced(); };
+    metrics_server = std::make_unique<runtime::HealthServer>(ho);
+    if (auto s = metrics_server->start(); !s) {
+      spdlog::error("metrics: {}", s.error().to_string());
+      probe_stop.cancel();
+      prober.join();
+      return 2;
+    }
+  }
+
+  const int rc = manager.run(stop);
+  probe_stop.cancel();
+  prober.join();
+  for (auto& inf : late) inf->stop();
+  if (metrics_server) metrics_server->stop();
+  spdlog::info("dgd-operator stopped (exit {})", rc);
+  return rc;
+}
+
+}  // namespace dgd::reconcile

@@ -1,0 +1,392 @@
+// Decision logic of the DGD reconcile against an in-memory cluster: what is
+// written, deleted, reported and announced for each situation a user meets.
+#include "dgd/reconcile/dgd_reconciler.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "dgd/kube/desired_state.h"
+#include "dgd/kube/field_schema.h"
+#include "dgd/recipes/catalog.h"
+#include "dgd/reconcile/child_plan.h"
+
+namespace dgd::reconcile {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kUid = "dgd-uid-1";
+
+// An API server plus caches in one map; every write is counted.
+class FakeCluster final : public Cluster {
+ public:
+  std::map<std::string, json> objects;  // object_key -> object (DGD included)
+  std::set<std::string> not_served;     // resource.to_string() of kinds the server lacks
+  int applies = 0, removes = 0, status_writes = 0;
+  std::vector<json> events;
+  std::vector<std::string> applied_keys, removed_keys;
+  std::optional<kube::Error> apply_error;  // returned by every apply when set
+  int next_uid = 100, next_rv = 1;
+
+  static std::string dgd_key(const std::string& ns, const std::string& name) {
+    return "nvidia.com/DynamoGraphDeployment/" + ns + "/" + name;
+  }
+  json& dgd(const std::string& ns = "ns", const std::string& name = "g") { return objects.at(dgd_key(ns, name)); }
+  int writes() const { return applies + removes + status_writes + static_cast<int>(events.size()); }
+  void reset_counts() {
+    applies = removes = status_writes = 0;
+    events.clear();
+    applied_keys.clear();
+    removed_keys.clear();
+  }
+
+  std::optional<json> get_dgd(const std::string& ns, const std::string& name) override {
+    auto it = objects.find(dgd_key(ns, name));
+    if (it == objects.end()) return std::nullopt;
+    return it->second;
+  }
+  bool serves(const ChildKind& kind) override { return not_served.count(kind.resource.to_string()) == 0; }
+  std::vector<json> owned(const ChildKind& kind, const std::string& ns, const std::string& uid) override {
+    std::vector<json> out;
+    for (const auto& [k, o] : objects) {
+      if (o.value("kind", "") != kind.resource.kind || o["metadata"].value("namespace", "") != ns) continue;
+      for (const auto& r : o["metadata"].value("ownerReferences", json::array())) {
+        if (r.value("uid", "") == uid) out.push_back(o);
+      }
+    }
+    return out;
+  }
+  std::optional<json> cached(const ChildKind& kind, const std::string& ns, const std::string& name) override {
+    const std::string group = kind.resource.group;
+    auto it = objects.find(group + "/" + kind.resource.kind + "/" + ns + "/" + name);
+    if (it == objects.end()) return std::nullopt;
+    return it->second;
+  }
+  kube::Result<json> apply(const ChildKind&, const json& object) override {
+    ++applies;
+    if (apply_error) return *apply_error;
+    const std::string key = object_key(object);
+    applied_keys.push_back(key);
+    json& live = objects[key];
+    const int64_t generation = live.is_null() ? 1 : live["metadata"].value("generation", int64_t{1}) + 1;
+    const std::string uid = live.is_null() ? "child-" + std::to_string(next_uid++) : live["metadata"].value("uid", "");
+    json status = live.is_null() ? json() : live.value("status", json());
+    live = object;
+    live["metadata"]["uid"] = uid;
+    live["metadata"]["generation"] = generation;
+    live["metadata"]["resourceVersion"] = std::to_string(next_rv++);
+    if (!status.is_null()) live["status"] = status;
+    return live;
+  }
+  kube::Status remove(const ChildKind&, const json& object) override {
+    ++removes;
+    removed_keys.push_back(object_key(object));
+    objects.erase(object_key(object));
+    return {};
+  }
+  kube::Result<json> update_status(const json& d) override {
+    ++status_writes;
+    json& live = dgd(d["metadata"]["namespace"], d["metadata"]["name"]);
+    if (live["metadata"]["resourceVersion"] != d["metadata"]["resourceVersion"]) {
+      kube::Error e;
+      e.kind = kube::ErrorKind::kConflict;
+      return e;
+    }
+    live["status"] = d["status"];
+    live["metadata"]["resourceVersion"] = std::to_string(next_rv++);
+    return live;
+  }
+  kube::Status create_event(const json& event) override {
+    events.push_back(event);
+    return {};
+  }
+
+  // The Deployment controller finishing every rollout.
+  void roll_out_all() {
+    for (auto& [k, o] : objects) {
+      if (o.value("kind", "") != "Deployment") continue;
+      const int64_t r = o["spec"].value("replicas", int64_t{1});
+      o["status"] = {{"observedGeneration", o["metadata"]["generation"]},
+                     {"replicas", r},
+                     {"updatedReplicas", r},
+                     {"readyReplicas", r},
+                     {"availableReplicas", r}};
+      o["metadata"]["resourceVersion"] = std::to_string(next_rv++);
+    }
+  }
+  std::vector<std::string> keys_of(const std::string& kind) const {
+    std::vector<std::string> out;
+    for (const auto& [k, o] : objects) {
+      if (o.value("kind", "") == kind) out.push_back(o["metadata"].value("name", ""));
+    }
+    return out;
+  }
+  std::vector<std::string> event_reasons() const {
+    std::vector<std::string> out;
+    for (const auto& e : events) out.push_back(e.value("reason", ""));
+    return out;
+  }
+};
+
+json user_dgd() {
+  return json::parse(R"({
+    "apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
+    "metadata": {"name": "g", "namespace": "ns", "uid": "dgd-uid-1", "generation": 1, "resourceVersion": "1"},
+    "spec": {"recipe": "deepseek-v4.1-flash/vllm/disagg-h200-agentic"}
+  })");
+}
+
+const json* condition(const json& dgd, const std::string& type) {
+  for (const auto& c : dgd["status"]["conditions"]) {
+    if (c["type"] == type) return &c;
+  }
+  return nullptr;
+}
+
+class DgdReconcilerTest : public ::testing::Test {
+ protected:
+  DgdReconcilerTest() : reconciler(cluster, recipes::Catalog::builtin()) {
+    cluster.objects[FakeCluster::dgd_key("ns", "g")] = user_dgd();
+  }
+  runtime::ReconcileResult run() { return reconciler.reconcile({"ns", "g"}); }
+  // Edits the spec as `kubectl edit` would: generation moves.
+  void edit(const std::function<void(json&)>& fn) {
+    json& d = cluster.dgd();
+    fn(d["spec"]);
+    d["metadata"]["generation"] = d["metadata"]["generation"].get<int64_t>() + 1;
+    d["metadata"]["resourceVersion"] = std::to_string(cluster.next_rv++);
+  }
+  // Brings the graph to Ready and clears the counters.
+  void settle() {
+    ASSERT_TRUE(run().ok());
+    cluster.roll_out_all();
+    ASSERT_TRUE(run().ok());
+    const json* ready = condition(cluster.dgd(), "Ready");
+    ASSERT_NE(ready, nullptr);
+    ASSERT_EQ((*ready)["status"], "True") << cluster.dgd()["status"].dump(2);
+    cluster.reset_counts();
+  }
+
+  FakeCluster cluster;
+  DgdReconciler reconciler;
+};
+
+TEST_F(DgdReconcilerTest, FirstReconcileCreatesEveryChildOwnedByTheDgd) {
+  ASSERT_TRUE(run().ok());
+  EXPECT_GT(cluster.applies, 0);
+  EXPECT_EQ(cluster.removes, 0);
+  auto deployments = cluster.keys_of("Deployment");
+  EXPECT_EQ(deployments, (std::vector<std::string>{"g-decodeworker", "g-frontend", "g-prefillworker"}));
+  EXPECT_EQ(cluster.keys_of("Service").size(), 3u);
+  for (const auto& [k, o] : cluster.objects) {
+    if (o.value("kind", "") == "DynamoGraphDeployment") continue;
+    const bool kept_cache = o.value("kind", "") == "PersistentVolumeClaim";
+    if (kept_cache) continue;
+    EXPECT_TRUE(is_controlled_by(o, kUid)) << k;
+  }
+  // Not ready yet: nothing has rolled out.
+  const json* ready = condition(cluster.dgd(), "Ready");
+  ASSERT_NE(ready, nullptr);
+  EXPECT_EQ((*ready)["status"], "False");
+  EXPECT_EQ(cluster.dgd()["status"]["observedGeneration"], 1);
+  // One ChildCreated event per child, about the DGD, from dgd-operator.
+  int created = 0;
+  for (const auto& e : cluster.events) {
+    if (e["reason"] == kReasonChildCreated) ++created;
+    EXPECT_EQ(e["involvedObject"]["uid"], kUid);
+    EXPECT_EQ(e["reportingComponent"], "dgd-operator");
+    EXPECT_EQ(e["metadata"]["namespace"], "ns");
+  }
+  EXPECT_EQ(created, cluster.applies);
+}
+
+TEST_F(DgdReconcilerTest, AtRestNothingIsWritten) {
+  settle();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.writes(), 0) << "applies " << cluster.applies << " status " << cluster.status_writes;
+}
+
+TEST_F(DgdReconcilerTest, ReadyTurnsTrueOnlyAfterRolloutAndAnnouncesItOnce) {
+  ASSERT_TRUE(run().ok());
+  ASSERT_TRUE(run().ok());  // pods not ready yet
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "False");
+  cluster.roll_out_all();
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True");
+  auto reasons = cluster.event_reasons();
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonRolloutComplete), 1);
+  ASSERT_TRUE(run().ok());
+  reasons = cluster.event_reasons();
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonRolloutComplete), 1);
+}
+
+TEST_F(DgdReconcilerTest, ReplicasEditTouchesOnlyThatDeployment) {
+  settle();
+  edit([](json& spec) { spec["components"] = json::array({{{"name", "DecodeWorker"}, {"replicas", 3}}}); });
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-decodeworker"}));
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 3);
+  // Honest: the new replicas are not there yet.
+  const json* ready = condition(cluster.dgd(), "Ready");
+  EXPECT_EQ((*ready)["status"], "False");
+  EXPECT_NE((*ready)["message"].get<std::string>().find("DecodeWorker"), std::string::npos) << (*ready)["message"];
+  EXPECT_EQ(cluster.dgd()["status"]["observedGeneration"], 2);
+}
+
+TEST_F(DgdReconcilerTest, EngineFlagEditRollsOnlyThatComponent) {
+  settle();
+  edit([](json& spec) {
+    spec["components"] = json::array({{{"name", "PrefillWorker"}, {"engine", {{"maxNumSeqs", 7}}}}});
+  });
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-prefillworker"}));
+  const auto args = cluster.objects["apps/Deployment/ns/g-prefillworker"]["spec"]["template"].dump();
+  EXPECT_NE(args.find("--max-num-seqs"), std::string::npos);
+}
+
+TEST_F(DgdReconcilerTest, RemovedComponentIsPrunedWithItsServiceOnly) {
+  settle();
+  // A look-alike that another owner controls must survive the prune.
+  json foreign = cluster.objects["apps/Deployment/ns/g-frontend"];
+  foreign["metadata"]["name"] = "g-other";
+  foreign["metadata"]["ownerReferences"] = json::array({{{"uid", "someone-else"}, {"controller", true}}});
+  cluster.objects["apps/Deployment/ns/g-other"] = foreign;
+  // The user adds a second frontend, then removes it again.
+  edit([](json& spec) {
+    spec["components"] = json::parse(R"([{"name": "Extra", "type": "frontend",
+        "podTemplate": {"spec": {"containers": [{"name": "main", "image": "frontend:1"}]}}}])");
+  });
+  ASSERT_TRUE(run().ok());
+  cluster.roll_out_all();
+  ASSERT_TRUE(run().ok());
+  ASSERT_EQ(cluster.objects.count("apps/Deployment/ns/g-extra"), 1u);
+  cluster.reset_counts();
+  edit([](json& spec) { spec.erase("components"); });
+  ASSERT_TRUE(run().ok());
+  std::sort(cluster.removed_keys.begin(), cluster.removed_keys.end());
+  EXPECT_EQ(cluster.removed_keys, (std::vector<std::string>{"/Service/ns/g-extra", "apps/Deployment/ns/g-extra"}));
+  EXPECT_EQ(cluster.applies, 0);
+  EXPECT_EQ(cluster.objects.count("apps/Deployment/ns/g-other"), 1u);
+  auto reasons = cluster.event_reasons();
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildDeleted), 2);
+}
+
+TEST_F(DgdReconcilerTest, InvalidEditChangesNothingAndSaysWhereOnce) {
+  settle();
+  edit([](json& spec) { spec["components"] = json::array({{{"name", "DecodeWorker"}, {"replicas", -2}}}); });
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.applies, 0);
+  EXPECT_EQ(cluster.removes, 0);
+  const json* valid = condition(cluster.dgd(), "SpecValid");
+  ASSERT_NE(valid, nullptr);
+  EXPECT_EQ((*valid)["status"], "False");
+  EXPECT_NE((*valid)["message"].get<std::string>().find("spec.components[0].replicas"), std::string::npos)
+      << (*valid)["message"];
+  EXPECT_EQ(cluster.dgd()["status"]["observedGeneration"], 2);
+  ASSERT_EQ(cluster.events.size(), 1u);
+  EXPECT_EQ(cluster.events[0]["type"], "Warning");
+  EXPECT_EQ(cluster.events[0]["reason"], kReasonInvalidSpec);
+  // Still serving: the Deployments remain and are reported.
+  EXPECT_EQ(cluster.keys_of("Deployment").size(), 3u);
+  EXPECT_TRUE(cluster.dgd()["status"]["components"].contains("DecodeWorker"));
+  // Again: no second event, no second status write.
+  cluster.reset_counts();
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.writes(), 0);
+}
+
+TEST_F(DgdReconcilerTest, UnparseableSpecIsReportedNotFatal) {
+  edit([](json& spec) { spec["components"] = "not-a-list"; });
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.applies, 0);
+  const json* valid = condition(cluster.dgd(), "SpecValid");
+  ASSERT_NE(valid, nullptr);
+  EXPECT_EQ((*valid)["status"], "False");
+  EXPECT_NE((*valid)["message"].get<std::string>().find("spec.components"), std::string::npos);
+}
+
+TEST_F(DgdReconcilerTest, DgdBeingDeletedIsLeftToTheGarbageCollector) {
+  settle();
+  cluster.dgd()["metadata"]["deletionTimestamp"] = "2026-11-30T06:00:00Z";
+  cluster.dgd()["metadata"]["finalizers"] = json::array({"foregroundDeletion"});
+  cluster.objects.erase("apps/Deployment/ns/g-frontend");  // the GC at work
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.writes(), 0);
+  EXPECT_EQ(cluster.objects.count("apps/Deployment/ns/g-frontend"), 0u);
+}
+
+TEST_F(DgdReconcilerTest, GoneDgdIsNothingToDo) {
+  cluster.objects.clear();
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.writes(), 0);
+}
+
+TEST_F(DgdReconcilerTest, DriftIsRestoredAndDeletedChildRecreated) {
+  settle();
+  cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["template"]["spec"]["containers"][0]["args"] =
+      json::array({"--hacked"});
+  cluster.objects.erase("/Service/ns/g-frontend");
+  ASSERT_TRUE(run().ok());
+  std::sort(cluster.applied_keys.begin(), cluster.applied_keys.end());
+  EXPECT_EQ(cluster.applied_keys,
+            (std::vector<std::string>{"/Service/ns/g-frontend", "apps/Deployment/ns/g-decodeworker"}));
+  auto reasons = cluster.event_reasons();
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildUpdated), 1);
+  ASSERT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildCreated), 1);
+  for (const auto& e : cluster.events) {
+    if (e["reason"] == kReasonChildCreated) {
+      EXPECT_EQ(e["message"], "Re-created Service g-frontend (it was deleted outside the operator)");
+    }
+  }
+}
+
+TEST_F(DgdReconcilerTest, ApiErrorsRetryWithBackoffAndKeepStatus) {
+  kube::Error e;
+  e.kind = kube::ErrorKind::kServiceUnavailable;
+  e.code = 503;
+  e.message = "try later";
+  cluster.apply_error = e;
+  auto r1 = run();
+  EXPECT_TRUE(r1.ok());  // not an error for the controller: the reconciler backs off itself
+  EXPECT_GT(r1.requeue_after.count(), 0);
+  auto r2 = run();
+  EXPECT_GT(r2.requeue_after, r1.requeue_after);
+  const json* ready = condition(cluster.dgd(), "Ready");
+  ASSERT_NE(ready, nullptr);
+  EXPECT_EQ((*ready)["status"], "False");
+  cluster.apply_error.reset();
+  EXPECT_EQ(run().requeue_after.count(), 0);
+}
+
+TEST_F(DgdReconcilerTest, MissingChildKindIsReportedAndTheRestApplied) {
+  cluster.objects.clear();
+  json d = user_dgd();
+  d["spec"]["recipe"] = "deepseek-v4.1-flash/vllm/disagg-gb200-agentic";
+  cluster.objects[FakeCluster::dgd_key("ns", "g")] = d;
+  cluster.not_served.insert("computedomains.v1beta1.resource.nvidia.com");
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.keys_of("ComputeDomain").size(), 0u);
+  EXPECT_EQ(cluster.keys_of("Deployment").size(), 3u);
+  const json* ready = condition(cluster.dgd(), "Ready");
+  ASSERT_NE(ready, nullptr);
+  EXPECT_EQ((*ready)["reason"], "ChildrenNotSynced");
+  EXPECT_NE((*ready)["message"].get<std::string>().find("ComputeDomain"), std::string::npos) << (*ready)["message"];
+  auto reasons = cluster.event_reasons();
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonKindNotServed), 1);
+}
+
+TEST(MakeEvent, NameIsStablePerGenerationReasonAndMessage) {
+  json d = user_dgd();
+  json a = make_event(d, "Normal", "ChildCreated", "Created Deployment g-frontend", "t1", "i");
+  json b = make_event(d, "Normal", "ChildCreated", "Created Deployment g-frontend", "t2", "j");
+  EXPECT_EQ(a["metadata"]["name"], b["metadata"]["name"]);
+  d["metadata"]["generation"] = 2;
+  json c = make_event(d, "Normal", "ChildCreated", "Created Deployment g-frontend", "t1", "i");
+  EXPECT_NE(a["metadata"]["name"], c["metadata"]["name"]);
+  EXPECT_EQ(a["involvedObject"]["kind"], "DynamoGraphDeployment");
+  EXPECT_EQ(a["source"]["component"], "dgd-operator");
+}
+
+}  // namespace
+}  // namespace dgd::reconcile
