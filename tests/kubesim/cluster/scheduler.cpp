@@ -490,19 +490,21 @@ ResourceList pod_requests(const Json& pod) {
     for (const auto& c : containers)
       for (auto& [k, v] : container_requests(c)) total[k] += v;
   // Init containers run one at a time before the app containers; sidecars
-  // (restartPolicy: Always) keep running and add to everything after them.
+  // (restartPolicy: Always) keep running next to everything started after them.
   const Json& inits = at_path(pod, {"spec", "initContainers"});
   if (inits.is_array()) {
-    ResourceList sidecars;
+    ResourceList sidecars, init_max;
     for (const auto& c : inits) {
       ResourceList r = container_requests(c);
       if (c.value("restartPolicy", "") == "Always") {
         for (auto& [k, v] : r) sidecars[k] += v;
+        for (auto& [k, v] : sidecars) init_max[k] = std::max(init_max[k], v);
         continue;
       }
-      for (auto& [k, v] : r) total[k] = std::max(total[k], v + sidecars[k]);
+      for (auto& [k, v] : r) init_max[k] = std::max(init_max[k], v + sidecars[k]);
     }
     for (auto& [k, v] : sidecars) total[k] += v;
+    for (auto& [k, v] : init_max) total[k] = std::max(total[k], v);
   }
   add_list(total, at_path(pod, {"spec", "overhead"}));
   return total;
