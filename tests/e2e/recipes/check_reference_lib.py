@@ -674,11 +674,39 @@ def check_probes(container, exp, f, where):
         f.info(where, f"probes {json.dumps(have)}; {exp['probes_info']}")
 
 
+MARKER = "ENGINE-STARTED-d1c3"
+
+
+def run_wrapper(script, env):
+    """Runs a start-up wrapper with `"$@"` = a marker command, a scrubbed environment and an
+    empty fake sysfs; returns (exit code, stdout + stderr)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "DGD_SYSFS_ROOT": tmp}
+        base.update(env)
+        p = subprocess.run(["/bin/bash", "-c", script, "--", "echo", MARKER], env=base, cwd=tmp,
+                           capture_output=True, text=True, timeout=30)
+        return p.returncode, p.stdout + p.stderr
+
+
 def check_script(inv, exp, f, where):
     for s in exp.get("script_contains") or []:
         if not inv.script or s not in inv.script:
             f.fail(where, f"start-up script must contain {s!r}"
                    + ("" if inv.script else " (the container runs no shell script)"))
+    req = exp.get("script_requires_env") or {}
+    if req and not inv.script:
+        f.fail(where, f"no start-up script reads {sorted(req)} (the container runs no shell script)")
+        return
+    for var in req:
+        # Every other variable set to a plausible value, this one unset: the wrapper must refuse
+        # to start the engine and say which variable is missing.
+        env = {k: v for k, v in req.items() if k != var}
+        code, out = run_wrapper(inv.script, env)
+        if code == 0 or MARKER in out:
+            f.fail(where, f"start-up script started the engine without {var} (exit {code})")
+        elif var not in out:
+            f.fail(where, f"start-up script failed without {var} but did not name it: {out.strip()[-200:]!r}")
 
 
 def check_sglang_config(items, pod, container, inv, exp, f, where):
@@ -811,6 +839,96 @@ def check_component(items, dgd, comp, f):
     check_service(items, dgd, comp, f, where)
 
 
+def _pvc_mount_of(pod, container, claim):
+    vols = [n for n, v in _volumes(pod).items() if get_path(v, "persistentVolumeClaim.claimName") == claim]
+    for m in container.get("volumeMounts") or []:
+        if m.get("name") in vols:
+            return m.get("mountPath")
+    return None
+
+
+def _rel(path, base):
+    if path is None or base is None:
+        return None
+    path, base = path.rstrip("/"), base.rstrip("/")
+    if path == base:
+        return ""
+    return path[len(base) + 1:] if path.startswith(base + "/") else None
+
+
+def check_download_job(items, exp, f):
+    """The model download Job, found by the PVC it writes to (its name is reported, not required)."""
+    dj = exp.get("download_job")
+    if not dj:
+        return
+    where = "download Job"
+    jobs = [j for j in by_kind(items, "Job")
+            if any(get_path(v, "persistentVolumeClaim.claimName") == dj["claim"]
+                   for v in get_path(j, "spec.template.spec.volumes") or [])]
+    if not jobs:
+        msg = f"no Job writes to PVC {dj['claim']} (rendered Jobs: {[j['metadata']['name'] for j in by_kind(items, 'Job')]})"
+        if dj.get("optional"):
+            f.info(where, msg + f"; optional: {dj['optional']}")
+        else:
+            f.fail(where, msg)
+        return
+    if len(jobs) > 1:
+        f.fail(where, f"{len(jobs)} Jobs write to PVC {dj['claim']}: {[j['metadata']['name'] for j in jobs]}")
+    job = jobs[0]
+    name = job["metadata"]["name"]
+    if name != dj.get("name"):
+        f.info(where, f"named {name}; recipes.md names it {dj.get('name')} (its `kubectl wait job/{dj.get('name')}` step)")
+    pod = get_path(job, "spec.template.spec") or {}
+    c = (pod.get("containers") or [{}])[0]
+    env = env_map(c, f, where)
+    text = " ".join((c.get("command") or []) + (c.get("args") or []))
+    everything = text + " " + " ".join(v for v in env.values() if isinstance(v, str))
+    for k in ("backoffLimit",):
+        if k in dj and get_path(job, f"spec.{k}") != dj[k]:
+            f.fail(where, f"spec.{k} expected {dj[k]}, got {get_path(job, 'spec.' + k)}")
+    if "restartPolicy" in dj and pod.get("restartPolicy") != dj["restartPolicy"]:
+        f.fail(where, f"restartPolicy expected {dj['restartPolicy']}, got {pod.get('restartPolicy')}")
+    if "image" in dj and c.get("image") != dj["image"]:
+        f.fail(where, f"image expected {dj['image']}, got {c.get('image')}")
+    if dj.get("model") and dj["model"] not in everything:
+        f.fail(where, f"does not download {dj['model']}")
+    if dj.get("revision"):
+        if dj["revision"] not in everything or "--revision" not in text:
+            f.fail(where, f"does not pin --revision {dj['revision']}")
+    elif "revision_info" in dj:
+        f.info(where, f"--revision {'passed' if '--revision' in text else 'not passed'}; {dj['revision_info']}")
+    for s in dj.get("script_contains") or []:
+        if s not in text:
+            f.fail(where, f"command must contain {s!r}")
+    secret = dj.get("token_secret")
+    if secret:
+        by_env_from = secret in [get_path(e, "secretRef.name") for e in c.get("envFrom") or []]
+        tok = env.get("HF_TOKEN")
+        by_ref = isinstance(tok, dict) and get_path(tok, "valueFrom.secretKeyRef.name") == secret
+        if isinstance(tok, str):
+            f.fail(where, "HF_TOKEN is set as a literal value (must come from a Secret reference)")
+        elif not (by_env_from or by_ref):
+            f.fail(where, f"the token does not come from Secret {secret} (envFrom or HF_TOKEN secretKeyRef)")
+    sub = {k: dj[k] for k in ("env", "env_absent") if k in dj}
+    if sub:
+        check_env(c, None, env, sub, f, where)
+    _check_quantities("requests", get_path(c, "resources.requests"), dj.get("requests"), None, f, where)
+    _check_quantities("limits", get_path(c, "resources.limits"), dj.get("limits"), None, f, where)
+    # The download must land where the workers read: HF_HOME at the same place inside the PVC.
+    comp = dj.get("hf_home_matches")
+    if comp:
+        d = [x for x in by_kind(items, "Deployment") if labels_of(x).get(LBL_COMPONENT) == comp]
+        if d:
+            wpod = get_path(d[0], "spec.template.spec") or {}
+            wc = main_container(d[0]) or {}
+            whome = env_map(wc, Findings(""), comp).get("HF_HOME")
+            jrel = _rel(env.get("HF_HOME") if isinstance(env.get("HF_HOME"), str) else None, _pvc_mount_of(pod, c, dj["claim"]))
+            wrel = _rel(whome if isinstance(whome, str) else None, _pvc_mount_of(wpod, wc, dj["claim"]))
+            if jrel is None or jrel != wrel:
+                f.fail(where, f"HF_HOME {env.get('HF_HOME')!r} (PVC at {_pvc_mount_of(pod, c, dj['claim'])}) is not where "
+                              f"{comp} reads, HF_HOME {whome!r} (PVC at {_pvc_mount_of(wpod, wc, dj['claim'])})")
+
+
 def check_objects(items, exp, f):
     for o in exp.get("objects") or []:
         obj = find_object(items, o["kind"], o["name"])
@@ -843,9 +961,14 @@ def check_objects(items, exp, f):
         f.info("", f"{kind}: {[x['metadata']['name'] for x in by_kind(items, kind)]}; {note}")
 
 
-def check_target(items, exp, target_label=None):
-    """All checks of one expectation document against rendered children."""
+def check_target(items, exp, target_label=None, scope=("recipe", "download")):
+    """Checks of one expectation document against rendered children. Scope "recipe": the
+    components, their Services and the other children; "download": the model download Job."""
     f = Findings(target_label or exp["target"])
+    if "download" in scope:
+        check_download_job(items, exp, f)
+    if "recipe" not in scope:
+        return f
     dgd = exp["dgd"]
     deps = by_kind(items, "Deployment")
     want = {c["name"] for c in exp["components"]}
@@ -917,9 +1040,9 @@ def expectation_files(src=None):
     return sorted(out)
 
 
-def check_recipe_folder(dgdctl, src, label, exp):
-    """Render recipes/<target>/dgd.yaml directly and through `kubectl kustomize`, check both,
-    and require the two renders to be identical."""
+def check_recipe_folder(dgdctl, src, label, exp, scope=("recipe",)):
+    """Render recipes/<target>/dgd.yaml directly and through `kubectl kustomize`, check both
+    (within `scope`, see check_target), and require the two renders to be identical."""
     f = Findings(label)
     folder = os.path.join(src, "recipes", exp["target"])
     dgd_file = os.path.join(folder, "dgd.yaml")
@@ -933,7 +1056,7 @@ def check_recipe_folder(dgdctl, src, label, exp):
     if err:
         f.fail("", err)
     else:
-        for item in check_target(direct, exp, label).items:
+        for item in check_target(direct, exp, label, scope).items:
             f.items.append(item)
     text, err = kustomize(folder)
     if err:
@@ -947,7 +1070,7 @@ def check_recipe_folder(dgdctl, src, label, exp):
         diffs = diff_outputs({"items": direct}, {"items": via_kustomize})
         if diffs:
             f.fail("", "render of `kubectl kustomize` output differs from render of dgd.yaml: " + "; ".join(diffs))
-            for lvl, where, msg in check_target(via_kustomize, exp, label + " (kustomize)").items:
+            for lvl, where, msg in check_target(via_kustomize, exp, label + " (kustomize)", scope).items:
                 if lvl == FAIL:
                     f.items.append((lvl, where, msg))
     return f
@@ -990,6 +1113,11 @@ def _set_env(items, comp, name, value):
     c["env"].append({"name": name, "value": value})
 
 
+def _job_env(items, name, value):
+    c = by_kind(items, "Job")[0]["spec"]["template"]["spec"]["containers"][0]
+    c["env"] = [e for e in c["env"] if e["name"] != name] + [{"name": name, "value": value}]
+
+
 def _json_arg(items, comp, flag, key, value):
     args = _main(items, comp)["args"]
     i = args.index(flag)
@@ -1007,6 +1135,11 @@ def _selftest_cases():
     def wrapper_export(items):
         c = _main(items, "DecodeWorker")
         c["command"][2] = c["command"][2].replace('export UCX_NET_DEVICES="$devs"', "export UCX_NET_DEVICES=mlx5_0:1")
+
+    def wrapper_no_info(items):
+        c = _main(items, "DecodeWorker")
+        c["command"][2] = ('IFS=, read -r -a addrs <<<"${PCIDEVICE_RDMA_IB:?}"\n'
+                           'export UCX_NET_DEVICES="$(echo mlx5_0:1)"\nexec "$@"\n')
 
     def v4_script(old, new):
         def m(items):
@@ -1064,6 +1197,15 @@ def _selftest_cases():
          lambda it: _set_env(it, "Frontend", "DYN_ROUTER_CONDITIONAL_DISAGG_CONFIG",
                              '{"policy":"isl_bounding","eff_isl_threshold":4096,"eff_isl_ratio_threshold":0.7,"decode_busy_threshold":0.5}'),
          "Frontend: env DYN_ROUTER_CONDITIONAL_DISAGG_CONFIG .eff_isl_threshold expected 2048, got 4096"),
+        (*h200, "wrapper that does not read PCIDEVICE_RDMA_IB_INFO", wrapper_no_info,
+         "DecodeWorker: start-up script started the engine without PCIDEVICE_RDMA_IB_INFO"),
+        (*h200, "download Job pinned to another revision",
+         lambda it: _job_env(it, "MODEL_REVISION", "main"), "download Job: does not pin --revision dba1be0a"),
+        (*h200, "download Job with a literal token", lambda it: _job_env(it, "HF_TOKEN", "hf_abc"),
+         "download Job: HF_TOKEN is set as a literal value"),
+        (*h200, "download Job writing elsewhere than the workers read",
+         lambda it: _job_env(it, "HF_HOME", "/shared-model-cache/hf"),
+         "download Job: HF_HOME '/shared-model-cache/hf' (PVC at /shared-model-cache) is not where PrefillWorker reads"),
         (*h200, "static UCX_NET_DEVICES in env", lambda it: _set_env(it, "PrefillWorker", "UCX_NET_DEVICES", "mlx5_0:1"),
          "PrefillWorker: env UCX_NET_DEVICES must be absent"),
         (*h200, "static UCX_NET_DEVICES exported by the wrapper", wrapper_export,

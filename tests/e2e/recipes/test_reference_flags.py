@@ -8,9 +8,11 @@ through `kubectl kustomize recipes/<...> | $DGDCTL render -f - -o json`, then ch
 component's Deployment: engine flags (JSON flags compared parsed), flags that must be
 absent, env (frontend DYN_ROUTER_*, worker UCX / NCCL / HF), resources, shared memory,
 model cache, RDMA / ComputeDomain placement, probes, SGLang ConfigMap keys. A missing
-recipe folder is a failure naming it; nothing is skipped.
+recipe folder is a failure naming it; nothing is skipped. The model download Job is checked
+separately by check_reference_download_job.py (same expectations, `download_job` key; not
+in ctest while the V4 Job differs from recipes.md §5.5).
 
-Usage: DGDCTL=... DGD_SOURCE_DIR=... /usr/bin/python3 check_reference_flags.py
+Usage: DGDCTL=... DGD_SOURCE_DIR=... /usr/bin/python3 test_reference_flags.py
          [--target SUBSTRING] [--no-info] [--self-test]
 Exit 0 when no FAIL; INFO lines report what recipes.md leaves open.
 """
@@ -21,6 +23,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_reference_lib as lib  # noqa: E402
+
+SCOPE = ("recipe",)
 
 
 def main():
@@ -49,7 +53,7 @@ def main():
         if opts.target and not any(t in label for t in opts.target):
             continue
         exp = lib.load_yaml(path)
-        found = lib.check_recipe_folder(dgdctl, src, label, exp)
+        found = lib.check_recipe_folder(dgdctl, src, label, exp, SCOPE)
         fails = found.failures
         total_fail += len(fails)
         summary.append((label, len(fails)))
