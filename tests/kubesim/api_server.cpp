@@ -356,6 +356,13 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     out.send(r);
     c.rec.code = status;
   };
+  if (t.group == "authentication.k8s.io" && t.plural == "selfsubjectreviews") {
+    if (verb != "create") throw method_not_allowed();
+    json groups = c.identity.groups;
+    return send(201, {{"kind", "SelfSubjectReview"}, {"apiVersion", t.api_version()},
+                      {"metadata", {{"creationTimestamp", nullptr}}},
+                      {"status", {{"userInfo", {{"username", c.identity.user}, {"groups", groups}}}}}});
+  }
   auto view = [&](json obj) {
     if (obj.is_object()) obj["apiVersion"] = t.api_version();
     return obj;

@@ -27,7 +27,7 @@ ResourceType make(std::string group, std::string version, std::string kind, std:
 }
 
 const std::vector<std::string> kBuiltinGroupOrder = {
-    "", "apps", "events.k8s.io", "batch", "coordination.k8s.io", "rbac.authorization.k8s.io",
+    "", "apps", "events.k8s.io", "authentication.k8s.io", "batch", "coordination.k8s.io", "rbac.authorization.k8s.io",
     "apiextensions.k8s.io", "resource.k8s.io", "resource.nvidia.com"};
 
 json subresource_doc(const ResourceType& t, const std::string& sub) {
@@ -68,6 +68,10 @@ ResourceRegistry::ResourceRegistry() {
                 {"crd", "crds"}, {"api-extensions"}),
            true, false, true));
   add(make("resource.k8s.io", "v1beta1", "ResourceClaimTemplate", "resourceclaimtemplates", true));
+  // `kubectl auth whoami`: create-only, answered from the request's identity, never stored.
+  ResourceType ssr = make("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", false);
+  ssr.verbs = {"create"};
+  add(ssr);
   // ComputeDomain is a CRD on real clusters (NVIDIA DRA driver); served here as if
   // that CRD were installed: custom-resource semantics (no strategic merge).
   ResourceType cd = with(make("resource.nvidia.com", "v1beta1", "ComputeDomain", "computedomains", true), true,

@@ -2,7 +2,8 @@
 #   kubesim_start [extra kube-sim args...]
 # starts a private kube-sim on a free port and exports KUBECONFIG, KUBECACHEDIR,
 # KUBESIM_URL, KUBESIM_DIR and KUBESIM_PID; an EXIT trap stops it (SIGTERM) and
-# removes the temp dir. kubesim_admin PATH [METHOD] [BODY] calls an admin endpoint.
+# removes the temp dir. kubesim_admin PATH [METHOD] [BODY] calls an admin endpoint;
+# kubesim_curl ARGS... is curl that trusts the server's CA (KUBESIM_CA) under --tls.
 # The binary is $KUBE_SIM (set by ctest).
 
 kubesim_stop() {
@@ -39,15 +40,25 @@ kubesim_start() {
   done
   [ -f "$KUBECONFIG" ] || { echo "kubesim_start: no kubeconfig after 20 s" >&2; return 1; }
   KUBESIM_URL=$(sed -n 's/^ *server: //p' "$KUBECONFIG" | head -1)
-  export KUBESIM_URL KUBESIM_DIR KUBESIM_PID
+  KUBESIM_CA=
+  if grep -q 'certificate-authority-data:' "$KUBECONFIG"; then
+    KUBESIM_CA="$KUBESIM_DIR/ca.crt"
+    sed -n 's/^ *certificate-authority-data: //p' "$KUBECONFIG" | base64 -d >"$KUBESIM_CA"
+  fi
+  export KUBESIM_URL KUBESIM_DIR KUBESIM_PID KUBESIM_CA
+}
+
+# curl against kube-sim (trusting its CA under --tls); extra curl args pass through.
+kubesim_curl() {
+  if [ -n "${KUBESIM_CA:-}" ]; then curl --cacert "$KUBESIM_CA" "$@"; else curl "$@"; fi
 }
 
 kubesim_admin() {
   local path="$1" method="${2:-GET}" body="${3:-}"
   case "$path" in /*) ;; *) path="/sim/v1/$path" ;; esac
   if [ -n "$body" ]; then
-    curl -fsS -X "$method" -H 'Content-Type: application/json' --data "$body" "$KUBESIM_URL$path"
+    kubesim_curl -fsS -X "$method" -H 'Content-Type: application/json' --data "$body" "$KUBESIM_URL$path"
   else
-    curl -fsS -X "$method" "$KUBESIM_URL$path"
+    kubesim_curl -fsS -X "$method" "$KUBESIM_URL$path"
   fi
 }
