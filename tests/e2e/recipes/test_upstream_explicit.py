@@ -11,6 +11,10 @@ labels (§11, §14.1), Service selector and discovery labels (§13.2), ports (§
 ServiceAccount / Role / RoleBinding (§9 step 8). Everything the user wrote (command, args,
 env, envFrom, resources, placement, volumes) must come out unchanged, and /dev/shm must be
 mounted once (the user's 64Gi volume, not an added default).
+
+Also, for all 12 catalog recipes: `dgdctl expand` (the explicit, upstream-compatible form)
+leaves no typed block, and rendering the expanded DGD reproduces the typed recipe's children
+exactly (with the side objects expand prints next to it: ComputeDomain, ConfigMap, Job).
 """
 
 import json
@@ -200,6 +204,50 @@ def check_component(items, dgd, comp, f):
                   f"serviceAccountName: {pod.get('serviceAccountName')}")
 
 
+TYPED_SPEC_KEYS = ("recipe", "model", "placement")
+TYPED_COMPONENT_KEYS = ("engine", "router")
+
+
+def check_expand_roundtrip(dgdctl, src, f):
+    """For every catalog recipe: `dgdctl expand` prints an upstream-style DGD (no typed block
+    left) plus the side objects upstream users apply next to it, and rendering that explicit
+    DGD gives, together with those side objects, exactly the children of the typed recipe."""
+    key = lambda o: (o.get("kind"), o.get("metadata", {}).get("name"))  # noqa: E731
+    for label, path in lib.expectation_files(src):
+        target = lib.load_yaml(path)["target"]
+        dgd_file = os.path.join(src, "recipes", target, "dgd.yaml")
+        where = f"expand {target}"
+        if not os.path.isfile(dgd_file):
+            f.fail(where, f"recipes/{target}/dgd.yaml does not exist")
+            continue
+        p = subprocess.run([dgdctl, "expand", "-f", dgd_file, "-o", "json"], capture_output=True, text=True,
+                           cwd=src, timeout=60)
+        if p.returncode != 0:
+            f.fail(where, f"`dgdctl expand` exited {p.returncode}: {p.stderr.strip()[:500]}")
+            continue
+        doc = json.loads(p.stdout)
+        items = doc["items"] if doc.get("kind") == "List" else [doc]
+        dgds = [i for i in items if i.get("kind") == "DynamoGraphDeployment"]
+        side = [i for i in items if i.get("kind") != "DynamoGraphDeployment"]
+        if len(dgds) != 1:
+            f.fail(where, f"expand printed {len(dgds)} DGDs")
+            continue
+        spec = dgds[0].get("spec", {})
+        typed = [f"spec.{k}" for k in TYPED_SPEC_KEYS if k in spec]
+        typed += [f"spec.components[{c.get('name')}].{k}" for c in spec.get("components", [])
+                  for k in TYPED_COMPONENT_KEYS if k in c]
+        if typed:
+            f.fail(where, f"expanded DGD still has typed blocks: {typed}")
+        explicit, err = lib.run_render(dgdctl, None, stdin_text=json.dumps(dgds[0]), cwd=src)
+        direct, err2 = lib.run_render(dgdctl, dgd_file, cwd=src)
+        if err or err2:
+            f.fail(where, err or err2)
+            continue
+        diffs = lib.diff_outputs({"items": sorted(direct, key=key)}, {"items": sorted(explicit + side, key=key)})
+        if diffs:
+            f.fail(where, "render(expanded DGD) + expand's side objects differs from render(recipe): " + "; ".join(diffs))
+
+
 def model_render(doc, ns="default"):
     """What a correct render of `doc` looks like under dynamo-api.md (hand-coded rules, used only
     by the self-test to prove this checker passes good output and catches bad output)."""
@@ -327,6 +375,9 @@ def main():
         f.fail("", err)
     else:
         check(items, doc, f)
+    roundtrip = lib.Findings("expand-roundtrip")
+    check_expand_roundtrip(dgdctl, src, roundtrip)
+    f.items += roundtrip.items
     for line in f.lines():
         print(line)
     print(f"upstream explicit DGD: {'OK' if not f.failures else str(len(f.failures)) + ' failure(s)'}")
