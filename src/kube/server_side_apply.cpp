@@ -603,7 +603,10 @@ ApplyResult server_side_apply(const json& live, const json& applied, const Field
                                                                          : (exists ? str_field(live, "apiVersion") : "");
 
   const json live_obj = exists ? without_managed_fields(live) : json::object();
-  Managers managers = exists ? decode(live["metadata"].value("managedFields", json::array())) : Managers{};
+  Managers managers;
+  if (auto m = live.find("metadata"); exists && m != live.end() && m->is_object()) {
+    if (auto f = m->find("managedFields"); f != m->end()) managers = decode(*f);
+  }
   if (exists && managers.empty()) {
     // Objects created without field tracking: attribute what exists.
     Manager before{kBeforeFirstApply, "Update", str_field(live, "apiVersion"), "", "", {}};
@@ -709,9 +712,11 @@ json record_update(const json& old, const json& updated, const FieldSchema& sche
     if (auto f = m->find("managedFields"); f != m->end()) request_mf = &*f;
   }
   auto old_mf = [&] {
-    return exists && old.contains("metadata") && old["metadata"].is_object()
-               ? decode(old["metadata"].value("managedFields", json::array()))
-               : Managers{};
+    if (!exists) return Managers{};
+    auto m = old.find("metadata");
+    if (m == old.end() || !m->is_object()) return Managers{};
+    auto f = m->find("managedFields");
+    return f == m->end() ? Managers{} : decode(*f);
   };
   if (!options.subresource.empty() || request_mf == nullptr) {
     managers = old_mf();

@@ -293,6 +293,16 @@ TEST(ServerSideApply, ObjectWithoutManagedFieldsIsAttributedToBeforeFirstApply) 
   ASSERT_NE(entry(obj, "m", "Apply"), nullptr);
 }
 
+TEST(ServerSideApply, ToleratesOddStoredObjects) {
+  json bare = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":1}})");
+  ApplyResult r = server_side_apply(bare, deployment(R"({"replicas":2})"), deploy(), opts("m"));
+  EXPECT_EQ(conflict_fields(r), std::vector<std::string>{"before-first-apply .spec.replicas"});
+  json junk = bare;
+  junk["metadata"] = {{"managedFields", json::parse(R"([7,{"manager":"x","operation":"Update","fieldsV1":"bad"}])")}};
+  EXPECT_TRUE(server_side_apply(junk, deployment(R"({"replicas":2})"), deploy(), opts("m")).ok());
+  EXPECT_NO_THROW(record_update(bare, deployment(R"({"replicas":3})"), deploy(), update_opts("u")));
+}
+
 TEST(ServerSideApply, StatusIsIgnoredOnTheMainResourceAndOwnedOnStatus) {
   json live = applied(nullptr, deployment(kBase), opts("m"));
   live["status"] = {{"replicas", 3}};
