@@ -91,7 +91,8 @@ ENV = o("An environment variable (corev1.EnvVar).", {
     "value": s("Literal value.", 1048576),
     "valueFrom": raw("Source of the value (corev1.EnvVarSource)."),
 }, required=["name"], rules=[("!(has(self.value) && has(self.valueFrom))", "set either value or valueFrom, not both")])
-ENV_LIST = lst("Environment variables.", ENV, 256)
+ENV_LIST = lst("Environment variables, keyed by name.", ENV, 256, "map")
+ENV_LIST["x-kubernetes-list-map-keys"] = ["name"]
 
 MODEL = o("The served model, its pinned revision, its cache volume and the download Job.", {
     "id": s("Hugging Face model id; becomes vLLM --model / SGLang model-path.", 256,
