@@ -66,6 +66,7 @@ Catalog Catalog::fromFiles(const std::vector<EmbeddedFile>& files,
     r.name = parts[0] + "/" + parts[1] + "/" + parts[2];
     r.source = f.content;
     r.dgd = std::move(parsed.dgd);
+    r.document = api::toJson(r.dgd);
     c.recipes_.push_back(std::move(r));
   }
   std::sort(c.recipes_.begin(), c.recipes_.end(),

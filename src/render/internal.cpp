@@ -74,13 +74,20 @@ json envJson(const api::EnvVar& e) {
   return j;
 }
 
-json mergeEnv(const json& base, const json& over) {
-  json out = base.is_array() ? base : json::array();
+const std::string& stringAt(const json& obj, const char* key) {
+  static const std::string kEmpty;
+  if (!obj.is_object()) return kEmpty;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
+}
+
+json mergeEnv(json base, const json& over) {
+  json out = base.is_array() ? std::move(base) : json::array();
   if (!over.is_array()) return out;
   for (const auto& item : over) {
     bool replaced = false;
     for (auto& existing : out) {
-      if (existing.value("name", std::string()) == item.value("name", std::string())) {
+      if (stringAt(existing, "name") == stringAt(item, "name")) {
         existing = item;
         replaced = true;
         break;
@@ -93,9 +100,8 @@ json mergeEnv(const json& base, const json& over) {
 
 void sortBy(json& array, const char* key) {
   if (!array.is_array()) return;
-  std::stable_sort(array.begin(), array.end(), [key](const json& a, const json& b) {
-    return a.value(key, std::string()) < b.value(key, std::string());
-  });
+  std::stable_sort(array.begin(), array.end(),
+                   [key](const json& a, const json& b) { return stringAt(a, key) < stringAt(b, key); });
 }
 
 void sortByNumber(json& array, const char* key) {
@@ -109,7 +115,7 @@ json& mainContainer(json& podTemplate) {
   json& containers = podTemplate["spec"]["containers"];
   if (!containers.is_array()) containers = json::array();
   for (auto& c : containers) {
-    if (c.is_object() && c.value("name", std::string()) == "main") return c;
+    if (stringAt(c, "name") == "main") return c;
   }
   containers.insert(containers.begin(), json{{"name", "main"}});
   return containers.front();

@@ -44,7 +44,9 @@ json envVar(const std::string& name, const std::string& value);
 // api::EnvVar → corev1.EnvVar JSON.
 json envJson(const api::EnvVar& e);
 // Items of `over` replace same-named items of `base`; new ones are appended.
-json mergeEnv(const json& base, const json& over);
+json mergeEnv(json base, const json& over);
+// The string at obj[key], or "" (no copy).
+const std::string& stringAt(const json& obj, const char* key);
 // Sorts the array in place by the string at `key` (stable).
 void sortBy(json& array, const char* key);
 // Sorts the array in place by the number at `key` (stable).

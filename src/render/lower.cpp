@@ -57,7 +57,9 @@ json wrapperCommand(const char* scriptPath, std::vector<api::FieldError>& errors
   return json::array({"/bin/bash", "-lc", *script, "--", "python3"});
 }
 
-void lowerPlacement(const api::Dgd& graph, const api::Component& c, json& pt, json& env,
+// Sets `command` when a start-up wrapper is needed (it is applied after the user's
+// podTemplate is merged, so a user's own command still wins).
+void lowerPlacement(const api::Dgd& graph, const api::Component& c, json& pt, json& env, json& command,
                     std::vector<api::FieldError>& errors, const std::string& path) {
   if (!graph.spec.placement) return;
   const api::Placement& p = *graph.spec.placement;
@@ -87,7 +89,7 @@ void lowerPlacement(const api::Dgd& graph, const api::Component& c, json& pt, js
     const auto mode = p.rdma->nicSelection.value_or(api::NicSelection::kNone);
     if (mode == api::NicSelection::kSriov) {
       // UCX_NET_DEVICES is derived at start from the NICs the device plugin assigned.
-      main["command"] = wrapperCommand(kNicScript, errors, path);
+      command = wrapperCommand(kNicScript, errors, path);
       const std::string var = pciDeviceVar(p.rdma->resource.value_or("rdma/ib"));
       if (var != "PCIDEVICE_RDMA_IB") env.push_back(envVar("RDMA_PCIDEVICE_VAR", var));
       if (p.rdma->perWorker && *p.rdma->perWorker != 4) {
@@ -95,7 +97,7 @@ void lowerPlacement(const api::Dgd& graph, const api::Component& c, json& pt, js
       }
     } else {
       // Pinned KV buffers need an unlimited memlock limit for RDMA registration.
-      main["command"] = wrapperCommand(kRdmaLimitsScript, errors, path);
+      command = wrapperCommand(kRdmaLimitsScript, errors, path);
       if (mode == api::NicSelection::kPcieMap && !p.rdma->pcieMap.empty()) {
         std::string map;
         for (const auto& e : p.rdma->pcieMap) {
@@ -156,35 +158,40 @@ void lowerModelCache(const api::Dgd& graph, json& pt, json& env) {
 json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vector<api::FieldError>& errors) {
   const std::string path = "spec.components[" +
                            std::to_string(&c - graph.spec.components.data()) + "]";
-  const json& user = c.podTemplate.is_object() ? c.podTemplate : json::object();
+  static const json kEmpty = json::object();
+  const json& user = c.podTemplate.is_object() ? c.podTemplate : kEmpty;
   const json* userMain = nullptr;
   if (user.contains("spec") && user["spec"].contains("containers") && user["spec"]["containers"].is_array()) {
     for (const auto& ct : user["spec"]["containers"]) {
-      if (ct.is_object() && ct.value("name", std::string()) == "main") userMain = &ct;
+      if (stringAt(ct, "name") == "main") userMain = &ct;
     }
   }
   const bool userCommand = userMain && (userMain->contains("command") || userMain->contains("args"));
 
   json pt = {{"spec", {{"containers", json::array({{{"name", "main"}}})}}}};
   json env = json::array();
+  // Generated command, args and env are put in after the user's podTemplate is merged
+  // over the rest (the user's command / args replace them, env merges by name): the same
+  // result as merging them in first, without copying them through the merge.
+  json command;  // null: none generated
+  json args;
   const auto type = c.type.value_or(api::ComponentType::kWorker);
   const api::Model model = graph.spec.model.value_or(api::Model{});
 
   if (type == api::ComponentType::kFrontend) {
     if (c.router || !userCommand) {
       const api::Router router = c.router.value_or(api::Router{});
-      json& main = mainContainer(pt);
-      main["command"] = json::array({"python3"});
-      main["args"] = stringArray(frontendArgs(router));
+      command = json::array({"python3"});
+      args = stringArray(frontendArgs(router));
       for (const auto& [k, v] : routerEnv(router)) env.push_back(envVar(k, v));
     }
   } else if (api::isWorkerType(type)) {
     if (c.engine) {
       json& main = mainContainer(pt);
-      main["command"] = json::array({"python3"});
+      command = json::array({"python3"});
       if (frameworkOf(graph) == api::BackendFramework::kSglang) {
         const std::string key = sglangConfigKey(graph, c);
-        main["args"] = stringArray(sglangArgs(std::string(kSglangConfigDir) + "/" + key, type, *c.engine));
+        args = stringArray(sglangArgs(std::string(kSglangConfigDir) + "/" + key, type, *c.engine));
         pt["spec"]["volumes"].push_back(
             {{"name", kSglangConfigVolume}, {"configMap", {{"name", sglangConfigMapName(graph.metadata.name)}}}});
         main["volumeMounts"].push_back({{"name", kSglangConfigVolume}, {"mountPath", kSglangConfigDir}, {"readOnly", true}});
@@ -194,7 +201,7 @@ json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vecto
                                    {"protocol", "TCP"}});
         }
       } else {
-        main["args"] = stringArray(vllmArgs(model, type, *c.engine));
+        args = stringArray(vllmArgs(model, type, *c.engine));
       }
       if (int port = kvEventsPort(*c.engine)) {
         main["ports"].push_back({{"name", "kv-events"}, {"containerPort", port}, {"protocol", "TCP"}});
@@ -202,22 +209,24 @@ json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vecto
     }
     lowerModelCache(graph, pt, env);
   }
-  lowerPlacement(graph, c, pt, env, errors, path);
-  if (!env.empty()) mainContainer(pt)["env"] = env;
+  lowerPlacement(graph, c, pt, env, command, errors, path);
 
-  json out = pt;
+  json out = std::move(pt);
   if (!user.empty()) {
     try {
-      out = kube::strategic_merge(pt, user, kube::pod_template_spec_schema());
+      out = kube::strategic_merge(out, user, kube::pod_template_spec_schema());
     } catch (const std::exception& e) {
       errors.push_back({path + ".podTemplate", std::string("cannot merge over the operator's defaults: ") + e.what()});
     }
   }
-  // components[].env wins over everything above, then the list is sorted by name.
   json& main = mainContainer(out);
+  if (!command.is_null() && !main.contains("command")) main["command"] = std::move(command);
+  if (!args.is_null() && !main.contains("args")) main["args"] = std::move(args);
+  if (!env.empty()) main["env"] = mergeEnv(std::move(env), main.contains("env") ? main["env"] : json::array());
+  // components[].env wins over everything above, then the list is sorted by name.
   json cenv = json::array();
   for (const auto& e : c.env) cenv.push_back(envJson(e));
-  json merged = mergeEnv(main.value("env", json::array()), cenv);
+  json merged = mergeEnv(main.contains("env") ? std::move(main["env"]) : json::array(), cenv);
   sortBy(merged, "name");
   if (!merged.empty()) main["env"] = merged;
   if (main.contains("volumeMounts")) sortBy(main["volumeMounts"], "mountPath");

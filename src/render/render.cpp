@@ -36,6 +36,15 @@ json fieldRefEnv(const char* name, const char* fieldPath) {
 }
 
 // Env upstream's operator injects into container main (dynamo-api.md §15).
+// Appends `item` to the list unless an item already has the same value at `key`.
+void addIfAbsent(json& list, const char* key, const json& value, json item) {
+  if (!list.is_array()) list = json::array();
+  for (const auto& existing : list) {
+    if (existing.is_object() && existing.contains(key) && existing[key] == value) return;
+  }
+  list.push_back(std::move(item));
+}
+
 json injectedEnv(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
   const auto type = c.type.value_or(api::ComponentType::kWorker);
   const std::string dynNs = dynamoNamespace(ns, graph.metadata.name);
@@ -86,42 +95,35 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   const auto type = c.type.value_or(api::ComponentType::kWorker);
   const ServicePort sp = servicePort(c);
 
-  json podLabels = labels;
-  podLabels[kLabelSelector] = deploymentName;
-  json defaults = {{"metadata", {{"labels", podLabels}}},
-                   {"spec", {{"serviceAccountName", serviceAccountName(graph.metadata.name)},
-                             {"terminationGracePeriodSeconds", 60},
-                             {"containers", json::array({{{"name", "main"},
-                                                          {"ports", json::array({{{"name", sp.name},
-                                                                                  {"containerPort", sp.port},
-                                                                                  {"protocol", "TCP"}}})}}})}}}};
-  if (!graph.spec.annotations.empty()) {
-    for (const auto& [k, v] : graph.spec.annotations) defaults["metadata"]["annotations"][k] = v;
-  }
-  const std::string shm = c.sharedMemorySize.value_or(api::kDefaultSharedMemorySize);
-  const bool shmOn = kube::Quantity::parse(shm) ? !kube::Quantity::parse(shm)->is_zero() : true;
-  if (shmOn) {
-    defaults["spec"]["volumes"] = json::array(
-        {{{"name", kSharedMemoryVolume}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", shm}}}}});
-    defaults["spec"]["containers"][0]["volumeMounts"] =
-        json::array({{{"name", kSharedMemoryVolume}, {"mountPath", "/dev/shm"}}});
-  }
-
-  json pod = defaults;
-  try {
-    pod = kube::strategic_merge(defaults, explicitPt, kube::pod_template_spec_schema());
-  } catch (const std::exception& e) {
-    errors.push_back({path + ".podTemplate", std::string("cannot merge over the operator's defaults: ") + e.what()});
-    pod = explicitPt;
-  }
+  json pod = std::move(explicitPt);
   // Upstream's labels win over a podTemplate's: the Service selects on them.
-  for (auto it = podLabels.begin(); it != podLabels.end(); ++it) pod["metadata"]["labels"][it.key()] = it.value();
-
+  json& podLabels = pod["metadata"]["labels"];
+  for (auto it = labels.begin(); it != labels.end(); ++it) podLabels[it.key()] = it.value();
+  podLabels[kLabelSelector] = deploymentName;
+  // The rest of upstream's defaults apply only where the podTemplate says nothing (the
+  // same outcome as a strategic merge of the podTemplate over them, without copying it).
+  for (const auto& [k, v] : graph.spec.annotations) {
+    json& a = pod["metadata"]["annotations"];
+    if (!a.contains(k)) a[k] = v;
+  }
+  json& spec = pod["spec"];
+  if (!spec.contains("serviceAccountName")) spec["serviceAccountName"] = serviceAccountName(graph.metadata.name);
+  if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 60;
   json& main = mainContainer(pod);
+  addIfAbsent(main["ports"], "containerPort", json(sp.port),
+              {{"name", sp.name}, {"containerPort", sp.port}, {"protocol", "TCP"}});
+  const std::string shm = c.sharedMemorySize.value_or(api::kDefaultSharedMemorySize);
+  const auto shmQuantity = kube::Quantity::parse(shm);
+  if (!shmQuantity || !shmQuantity->is_zero()) {
+    addIfAbsent(spec["volumes"], "name", json(kSharedMemoryVolume),
+                {{"name", kSharedMemoryVolume}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", shm}}}});
+    addIfAbsent(main["volumeMounts"], "mountPath", json("/dev/shm"),
+                {{"name", kSharedMemoryVolume}, {"mountPath", "/dev/shm"}});
+  }
   // Env: injected < spec.env < the podTemplate's (which already holds components[].env).
   json specEnv = json::array();
   for (const auto& e : graph.spec.env) specEnv.push_back(envJson(e));
-  json env = mergeEnv(mergeEnv(injectedEnv(graph, c, ns), specEnv), main.value("env", json::array()));
+  json env = mergeEnv(mergeEnv(injectedEnv(graph, c, ns), specEnv), main.contains("env") ? std::move(main["env"]) : json::array());
   sortBy(env, "name");
   main["env"] = env;
   // Default probes only where the podTemplate has none: a probe is replaced whole, never
@@ -190,7 +192,7 @@ void sortObjects(std::vector<json>& objects) {
   std::stable_sort(objects.begin(), objects.end(), [](const json& a, const json& b) {
     const int ra = kindRank(a), rb = kindRank(b);
     if (ra != rb) return ra < rb;
-    return a["metadata"].value("name", std::string()) < b["metadata"].value("name", std::string());
+    return stringAt(a["metadata"], "name") < stringAt(b["metadata"], "name");
   });
 }
 

@@ -24,6 +24,7 @@ struct Recipe {
   std::string target;     // "disagg-h200-agentic"
   std::string source;     // the dgd.yaml text, unchanged
   api::Dgd dgd;           // the parsed DGD (typed form)
+  nlohmann::json document;  // api::toJson(dgd), kept for expand's overlay
 };
 
 class Catalog {
