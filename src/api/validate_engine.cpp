@@ -365,6 +365,24 @@ void Checker::checkEngine(size_t ci, const Component& c, const Engine& e, const 
     }
   }
 
+  // Ports the engine opens in one pod must not collide.
+  {
+    std::vector<std::pair<int64_t, std::string>> ports;
+    if (e.kvEvents && e.kvEvents->enabled.value_or(true)) {
+      ports.emplace_back(e.kvEvents->port.value_or(kDefaultKvEventsPort), "kvEvents.port");
+    }
+    if (e.kvTransfer && e.kvTransfer->bootstrapPort) ports.emplace_back(*e.kvTransfer->bootstrapPort, "kvTransfer.bootstrapPort");
+    if (e.sglang && e.sglang->port) ports.emplace_back(*e.sglang->port, "sglang.port");
+    for (size_t i = 0; i < ports.size(); ++i) {
+      for (size_t j = i + 1; j < ports.size(); ++j) {
+        if (ports[i].first == ports[j].first) {
+          error(path + "." + ports[j].second, "port " + std::to_string(ports[j].first) + " is also " +
+                                                  ports[i].second + " in this pod");
+        }
+      }
+    }
+  }
+
   // vLLM-only settings under SGLang (the SGLang renderer has no place for them).
   if (sglang) {
     for (auto [set, name] : {std::pair{e.expertParallel.has_value(), "expertParallel"},

@@ -297,6 +297,9 @@ case("sglang-vllm-only-settings", ["spec.components[1].engine.expertParallel", "
      why="settings the SGLang renderer has no place for")
 case("vllm-kv-transfer-without-connector", P + ".kvTransfer.connector",
      mutate(lambda d: E(d, 1)["kvTransfer"].pop("connector")))
+case("sglang-port-collision", "spec.components[2].engine.sglang.port",
+     mutate(lambda d: E(d, 2)["sglang"].update({"port": 30001}), sglang_base),
+     why="engine HTTP port equals the bootstrap port")
 case("gb200-split-clique-without-rdma", "spec.placement.nvlink.sameClique",
      mutate(lambda d: d["spec"]["placement"]["nvlink"].update({"sameClique": False}), sglang_base))
 case("keep-on-delete-without-create", "spec.model.cache.keepOnDelete",
