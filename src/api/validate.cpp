@@ -398,7 +398,6 @@ void Checker::checkComponent(size_t ci, const Component& c) {
     }
   }
 
-  bool worker = c.type && isWorkerType(*c.type);
   if (c.engine) {
     if (c.type == ComponentType::kFrontend) {
       error(path + ".engine", "engine settings apply to worker, prefill and decode components; use router on a frontend");
@@ -413,7 +412,6 @@ void Checker::checkComponent(size_t ci, const Component& c) {
       checkRouter(ci, c, *c.router, path + ".router");
     }
   }
-  (void)worker;
 }
 
 void Checker::checkPodTemplate(size_t ci, const Component& c, const std::string& path) {

@@ -88,7 +88,7 @@ const ManagedFlag kVllmFlags[] = {
 
 }  // namespace
 
-void Checker::checkEngine(size_t ci, const Component& c, const Engine& e, const std::string& path) {
+void Checker::checkEngine(size_t, const Component& c, const Engine& e, const std::string& path) {
   const auto fw = framework();
   const bool vllm = fw == BackendFramework::kVllm;
   const bool sglang = fw == BackendFramework::kSglang;
@@ -436,7 +436,6 @@ void Checker::checkEngine(size_t ci, const Component& c, const Engine& e, const 
       }
     }
   }
-  (void)ci;
 }
 
 void Checker::checkRouter(size_t, const Component&, const Router& r, const std::string& path) {
