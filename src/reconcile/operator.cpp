@@ -15,7 +15,6 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/reconcile/cluster.h"
 #include "dgd/reconcile/dgd_reconciler.h"
-#include "dgd/runtime/health_server.h"
 #include "dgd/runtime/manager.h"
 
 namespace dgd::reconcile {
@@ -113,13 +112,24 @@ runtime::InformerOptions child_informer(const ChildKind& kind, const std::string
   return io;
 }
 
-}  // namespace
-
-std::string listen_address(const std::string& flag) {
-  if (flag.empty() || flag == "0") return "";
-  if (flag.front() == ':') return "0.0.0.0" + flag;
-  return flag;
+// ManagerOptions gained metrics_address next to health_address; set it where it exists
+// so this file builds against both (drop once the runtime change is everywhere).
+template <class O>
+auto set_listen_addresses(O& o, const OperatorOptions& options, int)
+    -> decltype(o.metrics_address = options.metrics_address, void()) {
+  o.metrics_address = options.metrics_address;
+  o.health_address = options.health_address;
 }
+template <class O>
+void set_listen_addresses(O& o, const OperatorOptions& options, long) {
+  // One listener for all three paths: the health address, else the metrics address.
+  std::string a = options.health_address == "0" ? options.metrics_address : options.health_address;
+  if (a == "0") a.clear();
+  if (!a.empty() && a.front() == ':') a = "0.0.0.0" + a;
+  o.health_address = a;
+}
+
+}  // namespace
 
 int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) {
   auto config = kube::load_config(options.kubeconfig);
@@ -139,7 +149,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   auto client = std::make_shared<kube::RestClient>(*config, co);
 
   runtime::ManagerOptions mo;
-  mo.health_address = listen_address(options.health_address);
+  set_listen_addresses(mo, options, 0);
   mo.metrics = metrics;
   mo.cache_sync_timeout = options.cache_sync_timeout;
   mo.leader_election = options.leader_elect;
@@ -227,28 +237,10 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     }
   });
 
-  // A separate metrics listener when asked for one on another address.
-  std::unique_ptr<runtime::HealthServer> metrics_server;
-  const std::string metrics_addr = listen_address(options.metrics_address);
-  if (!metrics_addr.empty() && metrics_addr != mo.health_address) {
-    runtime::HealthServerOptions ho;
-    ho.address = metrics_addr;
-    ho.metrics = metrics;
-    ho.ready = [&manager] { return manager.caches_synced(); };
-    metrics_server = std::make_unique<runtime::HealthServer>(ho);
-    if (auto s = metrics_server->start(); !s) {
-      spdlog::error("metrics: {}", s.error().to_string());
-      probe_stop.cancel();
-      prober.join();
-      return 2;
-    }
-  }
-
   const int rc = manager.run(stop);
   probe_stop.cancel();
   prober.join();
   for (auto& inf : late) inf->stop();
-  if (metrics_server) metrics_server->stop();
   spdlog::info("dgd-operator stopped (exit {})", rc);
   return rc;
 }

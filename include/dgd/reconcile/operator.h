@@ -23,8 +23,8 @@ struct OperatorOptions {
   // Kubeconfig file and context; both empty: KUBECONFIG, else in-cluster, else ~/.kube/config.
   kube::KubeconfigOptions kubeconfig;
   std::string watch_namespace;                 // "" = all namespaces
-  std::string metrics_address = ":8080";       // "0" disables
-  std::string health_address = ":8081";        // "0" disables
+  std::string metrics_address = ":8080";       // /metrics; "0" disables
+  std::string health_address = ":8081";        // /healthz, /readyz; "0" disables; equal: one listener
   int concurrency = 4;                         // reconcile workers (distinct DGDs in parallel)
   double qps = 0;                              // client-side limit; <= 0: none (APF protects the server)
   int burst = 10;
@@ -37,9 +37,6 @@ struct OperatorOptions {
   std::chrono::milliseconds kind_probe_interval{30000};
   std::chrono::milliseconds cache_sync_timeout{120000};
 };
-
-// "host:port" for a listen flag: ":8080" -> "0.0.0.0:8080"; "0" or "" -> "" (disabled).
-std::string listen_address(const std::string& flag);
 
 // Runs until `stop` fires (returns 0 after a clean drain) or a fatal problem:
 // 1 = leadership lost or caches did not sync, 2 = configuration error.

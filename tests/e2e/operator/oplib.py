@@ -1,0 +1,239 @@
+"""Harness for the operator's end-to-end tests: a private kube-sim with a cluster
+profile, the CRDs, and a dgd-operator process against it.
+
+    with OperatorEnv("h200-4x") as env:
+        dgd = env.apply_recipe("deepseek-v4.1-flash/vllm/disagg-h200-agentic")
+        env.wait_ready(dgd)
+        env.operator_writes(since=seq)     # writes the operator made (request log)
+
+Each test file builds its own env (free ports, own temp dir), so ctest -j runs them in
+parallel. Waits poll with generous deadlines; nothing asserts a duration.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from kubesim import KubeSim  # noqa: E402
+
+ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+WRITE_VERBS = {"create", "update", "patch", "delete", "deletecollection"}
+OPERATOR_UA_PREFIX = "dgd-operator/"
+LEASE_UA = "dgd-operator/leader-election"
+
+# Recipe -> a cluster profile it fits.
+RECIPE_PROFILES = {
+    "deepseek-v4-flash/vllm/agg-b200-agentic": "b200-2x",
+    "deepseek-v4-flash/vllm/agg-h200-agentic": "h200-4x",
+    "deepseek-v4-flash/vllm/disagg-b200-agentic": "b200-2x",
+    "deepseek-v4-flash/vllm/disagg-h200-agentic": "h200-4x",
+    "deepseek-v4.1-flash/sglang/agg-gb200": "gb200-nvl72",
+    "deepseek-v4.1-flash/sglang/disagg-gb200": "gb200-nvl72",
+    "deepseek-v4.1-flash/vllm/agg-b200-agentic": "b200-2x",
+    "deepseek-v4.1-flash/vllm/agg-gb200-agentic": "gb200-nvl72",
+    "deepseek-v4.1-flash/vllm/agg-h200-agentic": "h200-4x",
+    "deepseek-v4.1-flash/vllm/disagg-b200-agentic": "b200-2x",
+    "deepseek-v4.1-flash/vllm/disagg-gb200-agentic": "gb200-nvl72",
+    "deepseek-v4.1-flash/vllm/disagg-h200-agentic": "h200-4x",
+}
+
+
+def find_operator():
+    env = os.environ.get("DGD_OPERATOR")
+    if env and os.path.exists(env):
+        return env
+    for build in ("build", "build-operator"):
+        p = os.path.join(ROOT, build, "dgd-operator")
+        if os.path.exists(p):
+            return p
+    raise RuntimeError("dgd-operator binary not found: set DGD_OPERATOR")
+
+
+def dgd_name_of(recipe):
+    """metadata.name of a recipe's dgd.yaml (what the recipe page's awk line extracts)."""
+    import yaml
+    with open(os.path.join(ROOT, "recipes", recipe, "dgd.yaml")) as f:
+        return yaml.safe_load(f)["metadata"]["name"]
+
+
+def condition(obj, ctype):
+    for c in (obj.get("status") or {}).get("conditions") or []:
+        if c.get("type") == ctype:
+            return c
+    return None
+
+
+def wait_until(what, fn, timeout=90, interval=0.2):
+    """Polls fn() until it returns a truthy value; raises with `what` on timeout."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
+
+
+class OperatorEnv:
+    def __init__(self, profile="h200-4x", sim_args=None, operator_args=None, crds=True):
+        self.profile = profile
+        self.sim_args = list(sim_args or [])
+        self.operator_args = list(operator_args or [])
+        self.crds = crds
+        self.sim = None
+        self.op = None
+        self.op_log_path = None
+        self._op_logs = []
+
+    # -- lifecycle ------------------------------------------------------------
+    def __enter__(self):
+        args = []
+        if self.profile:
+            args += ["--profile", os.path.join(ROOT, "tests", "kubesim", "profiles", self.profile + ".yaml")]
+        self.sim = KubeSim(extra_args=args + self.sim_args).start()
+        try:
+            if self.crds:
+                self.install_crds()
+            self.start_operator()
+        except Exception:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self.op is not None:
+            self.stop_operator(check=False)
+        if exc_type is not None:
+            sys.stderr.write("---- operator log (tail) ----\n%s\n" % "\n".join(self.operator_log().splitlines()[-60:]))
+            sys.stderr.write("---- kube-sim log (tail) ----\n%s\n" % "\n".join(self.sim.log().splitlines()[-30:]))
+        self.sim.stop()
+        self.sim.cleanup()
+        return False
+
+    def install_crds(self):
+        self.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
+        self.kubectl("wait", "--for=condition=Established", "crd/dynamographdeployments.nvidia.com",
+                     "--timeout=30s")
+
+    def start_operator(self, extra=None):
+        assert self.op is None
+        self.op_log_path = os.path.join(self.sim.dir, "operator-%d.log" % len(self._op_logs))
+        self._op_logs.append(self.op_log_path)
+        log = open(self.op_log_path, "w")
+        args = [find_operator(), "run", "--kubeconfig", self.sim.kubeconfig, "--metrics-addr", "0",
+                "--health-addr", "0", "--leader-election-namespace", "default", "--log-level", "debug"]
+        self.op = subprocess.Popen(args + self.operator_args + list(extra or []), stdout=log,
+                                   stderr=subprocess.STDOUT)
+        log.close()
+
+    def stop_operator(self, check=True, timeout=30):
+        """SIGTERM; the operator drains and exits 0."""
+        p, self.op = self.op, None
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                rc = p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = p.wait()
+                if check:
+                    raise AssertionError("operator did not exit within %d s of SIGTERM" % timeout)
+        else:
+            rc = p.returncode
+        if check and rc != 0:
+            raise AssertionError("operator exited %d:\n%s" % (rc, self.operator_log()))
+        return rc
+
+    def operator_alive(self):
+        return self.op is not None and self.op.poll() is None
+
+    def operator_log(self):
+        out = []
+        for path in self._op_logs:
+            try:
+                with open(path) as f:
+                    out.append(f.read())
+            except OSError:
+                pass
+        return "\n".join(out)
+
+    # -- kubectl ----------------------------------------------------------------
+    def kubectl(self, *args, **kw):
+        return self.sim.kubectl(*args, **kw)
+
+    def get(self, kind, name, ns, check=True):
+        p = self.kubectl("get", kind, name, "-n", ns, "-o", "json", check=check)
+        if p.returncode != 0:
+            return None
+        return json.loads(p.stdout)
+
+    def items(self, kind, ns, selector=None):
+        args = ["get", kind, "-n", ns, "-o", "json"]
+        if selector:
+            args += ["-l", selector]
+        return json.loads(self.kubectl(*args).stdout)["items"]
+
+    # -- scenario steps -----------------------------------------------------------
+    def prepare_namespace(self, ns):
+        """What the recipe page asks for first: namespace, token secret, model cache PVC."""
+        # `kubectl create <generator>` sends protobuf, which kube-sim refuses: apply JSON.
+        self.kubectl("apply", "-f", "-", input=json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))
+        self.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hf-token-secret"},
+             "stringData": {"HF_TOKEN": "test-token"}}))
+        pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+               "metadata": {"name": "shared-model-cache"},
+               "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Ti"}}}}
+        self.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(pvc))
+
+    def apply_recipe(self, recipe, ns="dynamo"):
+        """kubectl apply -k recipes/<recipe> -n ns; returns the DGD name."""
+        self.prepare_namespace(ns)
+        self.kubectl("apply", "-k", os.path.join(ROOT, "recipes", recipe), "-n", ns)
+        return dgd_name_of(recipe)
+
+    def dgd(self, name, ns="dynamo"):
+        return self.get("dgd", name, ns, check=False)
+
+    def wait_ready(self, name, ns="dynamo", timeout="120s"):
+        """The two waits a user runs: pods by the DGD label, then the DGD itself."""
+        self.kubectl("wait", "--for=condition=Ready", "pod", "-l",
+                     "nvidia.com/dynamo-graph-deployment-name=" + name, "-n", ns, "--timeout=" + timeout,
+                     timeout=300)
+        self.kubectl("wait", "--for=condition=Ready", "dgd/" + name, "-n", ns, "--timeout=" + timeout,
+                     timeout=300)
+
+    def ready_status(self, name, ns="dynamo"):
+        d = self.dgd(name, ns)
+        c = condition(d, "Ready") if d else None
+        return c
+
+    def pod_names(self, selector, ns="dynamo"):
+        return sorted(p["metadata"]["name"] for p in self.items("pods", ns, selector))
+
+    # -- request log ----------------------------------------------------------------
+    def last_seq(self):
+        return self.sim.admin("/sim/v1/requests?since=%d" % (1 << 62))["lastSeq"]
+
+    def operator_writes(self, since=0):
+        """Write requests from the operator's user agent (leader-election lease renewals excluded)."""
+        out = []
+        for r in self.sim.requests(since=since):
+            ua = r.get("userAgent") or r.get("user_agent") or ""
+            if not ua.startswith(OPERATOR_UA_PREFIX) or ua.startswith(LEASE_UA):
+                continue
+            if r.get("verb") in WRITE_VERBS and r.get("resource") != "leases":
+                out.append(r)
+        return out
+
+
+def quiet_seconds():
+    """The zero-writes window (DGD_E2E_QUIET_SECONDS, default 10; the acceptance run uses 30)."""
+    return float(os.environ.get("DGD_E2E_QUIET_SECONDS", "10"))

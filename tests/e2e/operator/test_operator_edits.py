@@ -1,0 +1,138 @@
+"""dgd-operator against kube-sim: children, edits, drift and zero writes at rest.
+
+No simulated nodes are needed here: what is checked is what the operator writes.
+  - apply -k of a recipe creates every child, each controlled by the DGD, and Events;
+  - an invalid edit: SpecValid=False naming the field path, a Warning event, and no
+    child written or deleted;
+  - a component removed: its Deployment and Service are deleted, nothing else;
+  - drift: worker args edited by hand are restored, a Service deleted by hand is re-created;
+  - at rest: no write from the operator for a quiet period, and none after a restart.
+"""
+import json
+import os
+import time
+
+import yaml
+
+from oplib import ROOT, OperatorEnv, condition, quiet_seconds, wait_until
+
+RECIPE = "deepseek-v4.1-flash/vllm/disagg-h200-agentic"
+NS = "dynamo"
+
+
+def children(env, name):
+    out = {}
+    for kind in ("deployments", "services", "serviceaccounts", "roles", "rolebindings", "jobs"):
+        for o in env.items(kind, NS, "nvidia.com/dynamo-graph-deployment-name=" + name):
+            out["%s/%s" % (o["kind"], o["metadata"]["name"])] = o
+    return out
+
+
+def settled(env, name, generation):
+    """Status describes `generation` and the operator has gone quiet."""
+    d = env.dgd(name, NS)
+    return d and (d.get("status") or {}).get("observedGeneration") == generation
+
+
+def merge_patch(env, name, patch):
+    env.kubectl("patch", "dgd", name, "-n", NS, "--type=merge", "-p", json.dumps(patch))
+    return env.dgd(name, NS)["metadata"]["generation"]
+
+
+def main():
+    with OperatorEnv(profile=None) as env:
+        name = env.apply_recipe(RECIPE, NS)
+        uid = wait_until("the DGD", lambda: env.dgd(name, NS))["metadata"]["uid"]
+
+        # --- creation: every child, controlled by the DGD.
+        kids = wait_until("children", lambda: (lambda c: c if len(c) >= 9 else None)(children(env, name)))
+        for key, o in kids.items():
+            refs = [r for r in o["metadata"].get("ownerReferences", []) if r.get("controller")]
+            assert len(refs) == 1 and refs[0]["uid"] == uid and refs[0]["blockOwnerDeletion"], (key, refs)
+            assert o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "dgd-operator", key
+        for comp in ("frontend", "prefillworker", "decodeworker"):
+            assert "Deployment/%s-%s" % (name, comp) in kids and "Service/%s-%s" % (name, comp) in kids
+        svc = env.get("svc", name + "-frontend", NS)
+        assert [p["port"] for p in svc["spec"]["ports"]] == [8000], svc["spec"]["ports"]
+        wait_until("status", lambda: settled(env, name, 1))
+        events = env.items("events", NS)
+        created = [e for e in events if e["reason"] == "ChildCreated" and e["involvedObject"]["uid"] == uid]
+        assert len(created) == len(kids), (len(created), len(kids))
+
+        # --- an invalid edit changes nothing that serves.
+        before = {k: o["metadata"]["resourceVersion"] for k, o in children(env, name).items()}
+        seq = env.last_seq()
+        gen = merge_patch(env, name, {"spec": {"components": [
+            {"name": "DecodeWorker", "type": "decode", "engine": {"tensorParallelSize": 3, "expertParallel": False,
+                                                                  "eplb": {"enabled": True}}}]}})
+        d = wait_until("SpecValid=False", lambda: (lambda d: d if (condition(d, "SpecValid") or {}).get("status") == "False"
+                                                    and d["status"]["observedGeneration"] == gen else None)(env.dgd(name, NS)))
+        msg = condition(d, "SpecValid")["message"]
+        assert "spec.components[" in msg, msg
+        assert condition(d, "Ready")["status"] == "False"
+        warn = wait_until("InvalidSpec event", lambda: [e for e in env.items("events", NS)
+                                                        if e["reason"] == "InvalidSpec" and e["type"] == "Warning"])
+        assert "spec.components[" in warn[0]["message"], warn[0]["message"]
+        time.sleep(1)
+        writes = env.operator_writes(since=seq)
+        bad = [w for w in writes if not (w["resource"] == "events" or
+                                          (w["resource"] == "dynamographdeployments" and w["subresource"] == "status"))]
+        assert not bad, bad
+        after = {k: o["metadata"]["resourceVersion"] for k, o in children(env, name).items()}
+        assert before == after, "children changed on an invalid edit"
+
+        # Fix it: back to the recipe's graph, valid again.
+        env.kubectl("apply", "-k", env_recipe_path(RECIPE), "-n", NS)
+        wait_until("SpecValid=True", lambda: (condition(env.dgd(name, NS), "SpecValid") or {}).get("status") == "True")
+
+        # --- drift: args edited by hand are restored; a Service deleted by hand comes back.
+        dep = name + "-decodeworker"
+        want_args = env.get("deploy", dep, NS)["spec"]["template"]["spec"]["containers"][0].get("args")
+        env.kubectl("patch", "deploy", dep, "-n", NS, "--type=json", "-p", json.dumps(
+            [{"op": "replace", "path": "/spec/template/spec/containers/0/args", "value": ["--hacked"]}]))
+        env.kubectl("delete", "svc", name + "-frontend", "-n", NS)
+        wait_until("args restored", lambda: env.get("deploy", dep, NS)["spec"]["template"]["spec"]["containers"][0]
+                   .get("args") == want_args)
+        wait_until("Service re-created", lambda: env.get("svc", name + "-frontend", NS, check=False))
+
+        # --- removing a component deletes its Deployment and Service, nothing else.
+        with open(env_recipe_path(RECIPE) + "/dgd.yaml") as f:
+            doc_add = yaml.safe_load(f)
+        frontend = next(c for c in doc_add["spec"]["components"] if c["type"] == "frontend")
+        doc_add["spec"]["components"].append(dict(frontend, name="Frontend2"))
+        env.kubectl("apply", "-n", NS, "-f", "-", input=json.dumps(doc_add))
+        wait_until("Frontend2 children", lambda: env.get("deploy", name + "-frontend2", NS, check=False))
+        keep = {k: o["metadata"]["uid"] for k, o in children(env, name).items()}
+        env.kubectl("apply", "-k", env_recipe_path(RECIPE), "-n", NS)
+        wait_until("Frontend2 pruned", lambda: not env.get("deploy", name + "-frontend2", NS, check=False)
+                   and not env.get("svc", name + "-frontend2", NS, check=False))
+        left = {k: o["metadata"]["uid"] for k, o in children(env, name).items()}
+        expect = {k: u for k, u in keep.items() if not k.endswith("-frontend2")}
+        assert left == expect, (sorted(left), sorted(expect))
+
+        # --- zero writes at rest, and none after a restart.
+        wait_until("status current", lambda: settled(env, name, env.dgd(name, NS)["metadata"]["generation"]))
+        time.sleep(1)
+        seq = env.last_seq()
+        time.sleep(quiet_seconds())
+        writes = env.operator_writes(since=seq)
+        assert not writes, "writes at rest: %s" % writes
+        env.stop_operator()
+        seq = env.last_seq()
+        env.start_operator()
+        wait_until("operator leading again", lambda: "became leader" in env.operator_log().split("dgd-operator 0.1.0")[-1])
+        time.sleep(quiet_seconds())
+        assert env.operator_alive()
+        writes = env.operator_writes(since=seq)
+        assert not writes, "writes after restart: %s" % writes
+        reads = [r for r in env.sim.requests(since=seq) if r.get("userAgent", "").startswith("dgd-operator/0")]
+        assert reads and all(r["verb"] in ("list", "watch", "get") for r in reads), reads[:5]
+    print("ok")
+
+
+def env_recipe_path(recipe):
+    return os.path.join(ROOT, "recipes", recipe)
+
+
+if __name__ == "__main__":
+    main()
