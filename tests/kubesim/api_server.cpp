@@ -214,6 +214,13 @@ void ApiServer::handle(const HttpRequest& req, ResponseWriter& out) {
       send(e.code(), e.to_status());
     } catch (...) {
     }
+  } catch (const nlohmann::json::exception& e) {
+    // A body with the wrong JSON types where an object, string or list was expected.
+    try {
+      send(400, ApiError::bad_request(std::string("the body of the request was in an unknown format: ") + e.what())
+                    .to_status());
+    } catch (...) {
+    }
   } catch (const std::exception& e) {
     spdlog::error("kube-sim: {} {}: {}", req.method, req.target, e.what());
     try {

@@ -18,7 +18,16 @@ const json& meta(const json& obj) {
   static const json empty = json::object();
   return obj.contains("metadata") && obj["metadata"].is_object() ? obj["metadata"] : empty;
 }
-std::string meta_str(const json& obj, const char* f) { return meta(obj).value(f, ""); }
+std::string meta_str(const json& obj, const char* f) {
+  const json& md = meta(obj);
+  return md.contains(f) && md[f].is_string() ? md[f].get<std::string>() : "";
+}
+
+const json& owner_refs(const json& obj) {
+  static const json empty = json::array();
+  const json& md = meta(obj);
+  return md.contains("ownerReferences") && md["ownerReferences"].is_array() ? md["ownerReferences"] : empty;
+}
 
 uint64_t parse_rv(const std::string& s, const char* what) {
   if (s.empty()) return 0;
@@ -790,10 +799,10 @@ size_t Store::collect_garbage() {
   };
   struct Ref {
     ResourceTypePtr type;
-    json obj;
+    std::string ns, name;
   };
-  // Dependents of each owner uid.
-  std::unordered_map<std::string, std::vector<Ref>> dependents;
+  // Only objects with owners or a pending deletion need work; nothing is copied.
+  std::unordered_map<std::string, std::vector<Ref>> dependents;  // owner uid -> dependents
   std::vector<Ref> all;
   auto types = registry_.all();
   for (const auto& t : types) {
@@ -802,14 +811,18 @@ size_t Store::collect_garbage() {
     if (b == data_.end()) continue;
     for (const auto& [k, obj] : b->second) {
       (void)k;
-      all.push_back({t, obj});
       const json& md = meta(obj);
-      if (md.contains("ownerReferences") && md["ownerReferences"].is_array())
+      const bool owned = md.contains("ownerReferences") && md["ownerReferences"].is_array() &&
+                         !md["ownerReferences"].empty();
+      if (!owned && !md.contains("deletionTimestamp")) continue;
+      Ref ref{t, md.value("namespace", ""), md.value("name", "")};
+      all.push_back(ref);
+      if (owned)
         for (const auto& r : md["ownerReferences"])
-          if (r.is_object()) dependents[r.value("uid", "")].push_back({t, obj});
+          if (r.is_object()) dependents[r.value("uid", "")].push_back(ref);
     }
   }
-  auto current = [&](const Ref& r) { return find(*r.type, meta_str(r.obj, "namespace"), meta_str(r.obj, "name")); };
+  auto current = [&](const Ref& r) { return find(*r.type, r.ns, r.name); };
   for (const auto& ref : all) {
     const json* obj = current(ref);
     if (!obj) continue;
@@ -842,7 +855,7 @@ size_t Store::collect_garbage() {
         const json* d = current(dep);
         if (!d) continue;
         bool blocks = false;
-        for (const auto& r : meta(*d)["ownerReferences"])
+        for (const auto& r : owner_refs(*d))
           if (r.value("uid", "") == uid && r.value("blockOwnerDeletion", false)) blocks = true;
         blocked |= blocks;
         if (!meta(*d).contains("deletionTimestamp")) {
@@ -857,7 +870,7 @@ size_t Store::collect_garbage() {
       for (const auto& dep : dependents[uid]) {
         const json* d = current(dep);
         if (!d) continue;
-        for (const auto& r : meta(*d)["ownerReferences"])
+        for (const auto& r : owner_refs(*d))
           if (r.value("uid", "") == uid && r.value("blockOwnerDeletion", false)) blocked = true;
       }
       if (!blocked) {
