@@ -95,7 +95,12 @@ class OperatorEnv:
     def __enter__(self):
         args = []
         if self.profile:
-            args += ["--profile", os.path.join(ROOT, "tests", "kubesim", "profiles", self.profile + ".yaml")]
+            # Fast kubelets. The model-download Job's pod carries the DGD label, so it is
+            # kept running through `kubectl wait ... pod -l <dgd label>` (a completed pod
+            # is never Ready).
+            args += ["--profile", os.path.join(ROOT, "tests", "kubesim", "profiles", self.profile + ".yaml"),
+                     "--kubelet-start-delay", "0.2", "--kubelet-ready-delay", "0.5", "--job-duration", "3600",
+                     "--pod-termination-delay", "0.2"]
         self.sim = KubeSim(extra_args=args + self.sim_args).start()
         try:
             if self.crds:
