@@ -37,6 +37,9 @@ namespace dgd::kube {
 //    resources) the field must exist in live.
 // Server-managed metadata in `desired` (uid, resourceVersion, generation,
 // creationTimestamp, managedFields, selfLink) is ignored.
+// Caller duty: leave out of `desired` zero values of non-pointer Go fields
+// (hostNetwork: false, serviceAccountName: "", ...): a real apiserver does
+// not store them, so they would never compare equal (a write every pass).
 bool holds_desired(const nlohmann::json& live, const nlohmann::json& desired,
                    const FieldSchema& schema);
 

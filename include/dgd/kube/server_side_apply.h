@@ -13,7 +13,15 @@
 // With `status_subresource`, a write to the main resource neither owns nor
 // changes .status, and a write to "status" owns only .status (reset fields).
 // Not modelled: the 10-Update-managers cap ("ancient-changes"), unions,
-// conversion between API versions (all entries are treated as one version).
+// conversion between API versions (all entries are treated as one version),
+// and the "." marker upstream's Update entries carry for a map or list the
+// write created (cosmetic: ownership of its entries is recorded).
+// Struct vs map: schema nodes with is_map have their entries owned one by
+// one; every other object is a struct whose fields are owned, so schemaless
+// custom-resource data (no OpenAPI schema) shows no "." on nested objects,
+// unlike upstream's deduced schema; a difference in removals follows: when
+// an applier drops such an object, fields another manager set inside it
+// survive here. CRDs with a structural schema behave as upstream.
 //
 // Pure functions; no I/O, thread-compatible.
 #pragma once
