@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "dgd/api/yaml.h"
+#include "dgd/kube/quantity.h"
 #include "dgd/render/engine_args.h"
 #include "dgd/render/render.h"
 
@@ -67,7 +68,10 @@ std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns) 
   if (!m || !m->cache || !m->cache->claimName || !m->cache->create) return std::nullopt;
   const auto& create = *m->cache->create;
   json spec = {{"accessModes", json::array({create.accessMode.value_or("ReadWriteMany")})}};
-  if (create.size) spec["resources"]["requests"]["storage"] = *create.size;
+  if (create.size) {
+    // Canonical, as the API server stores it (validation rejected malformed sizes).
+    spec["resources"]["requests"]["storage"] = kube::canonical_quantity(*create.size).value_or(*create.size);
+  }
   if (create.storageClassName) spec["storageClassName"] = *create.storageClassName;
   // A kept cache has no owner, so deleting the DGD does not delete 500 GB of weights.
   const bool owned = !m->cache->keepOnDelete.value_or(true);

@@ -334,3 +334,21 @@ TEST(Render, UpstreamFormRendersToTheSamePods) {
 
 }  // namespace
 }  // namespace dgd::render
+
+namespace dgd::render {
+namespace {
+
+TEST(Render, ModelCachePvcSizeIsCanonical) {
+  auto g = recipeGraph("deepseek-v4-flash/vllm/agg-h200-agentic");
+  g.spec.model->cache->create = api::ModelCacheCreate{std::string("1024Gi"), std::nullopt, std::string("ReadWriteMany")};
+  g.spec.model->cache->keepOnDelete = false;
+  auto r = render(g);
+  const json* pvc = find(r.objects, "PersistentVolumeClaim", "model-cache");
+  ASSERT_NE(pvc, nullptr);
+  EXPECT_EQ((*pvc)["spec"]["resources"]["requests"]["storage"], "1Ti");
+  EXPECT_FALSE((*pvc)["spec"].contains("storageClassName")) << "cluster default when unset";
+  EXPECT_EQ((*pvc)["metadata"]["ownerReferences"][0]["kind"], "DynamoGraphDeployment") << "keepOnDelete: false";
+}
+
+}  // namespace
+}  // namespace dgd::render
