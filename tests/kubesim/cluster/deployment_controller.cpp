@@ -97,6 +97,12 @@ class DeploymentSync {
       if (new_rs_ < 0 && template_without_hash(at_path(rss_[i], {"spec", "template"})) == want)
         new_rs_ = static_cast<int>(i);
     }
+    // The RS named after the current template's hash is the new one even if the
+    // server normalized its template differently (else a new RS every pass).
+    const std::string by_name =
+        name_of(d) + "-" + pod_template_hash(at_path(d, {"spec", "template"}), int_at(d, {"status", "collisionCount"}, 0));
+    for (size_t i = 0; i < rss_.size() && new_rs_ < 0; ++i)
+      if (name_of(rss_[i]) == by_name) new_rs_ = static_cast<int>(i);
   }
 
   void run(TimePoint* next_wakeup) {

@@ -289,6 +289,7 @@ Writes Kubelets::sync(const Snapshot& snap, const Env& env, TimePoint* next_wake
     std::string why = "phase " + p["status"]["phase"].get<std::string>() + (ready ? ", ready" : ", not ready");
     out.push_back(Write::update_status("v1", "pods", std::move(p), why));
   }
+  for (auto& w : out) w.manager = "kubelet";
   for (auto it = tracks_.begin(); it != tracks_.end();) {
     if (!seen.count(it->first)) it = tracks_.erase(it);
     else ++it;

@@ -551,6 +551,7 @@ Writes Scheduler::schedule(const Snapshot& snap, const Env& env) const {
       w.object = *p;
       w.node = *pl.node;
       w.why = "scheduled to " + *pl.node;
+      w.manager = "kube-scheduler";
       out.push_back(std::move(w));
       continue;
     }
@@ -559,6 +560,7 @@ Writes Scheduler::schedule(const Snapshot& snap, const Env& env) const {
         cond->value("message", "") == pl.message)
       continue;
     out.push_back(Write::update_status("v1", "pods", pod_scheduled_failed(*p, pl.message, env.now), pl.message));
+    out.back().manager = "kube-scheduler";
   }
   return out;
 }

@@ -48,6 +48,7 @@ struct Write {
   std::string propagation;  // kDelete
   bool force = false;       // kDelete of a pod: remove now (grace period 0)
   std::string why;          // for the log line
+  std::string manager = "kube-controller-manager";  // field manager recorded by the store
 
   static Write create(std::string api_version, std::string resource, Json obj, std::string why);
   static Write update(std::string api_version, std::string resource, Json obj, std::string why);
