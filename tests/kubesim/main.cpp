@@ -1,6 +1,7 @@
 // kube-sim: a Kubernetes API server simulator for tests (docs/kube-sim.md).
 #include "kubesim/api_server.h"
 #include "kubesim/auth.h"
+#include "kubesim/cluster/cli.h"
 #include "kubesim/controller.h"
 #include "kubesim/http_server.h"
 #include "kubesim/kubeconfig.h"
@@ -59,6 +60,8 @@ int main(int argc, char** argv) {
   app.add_option("--watch-cut-after", watch_cut_after, "end every watch stream after N events (0 = never); a fault knob")
       ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  kubesim::cluster::ClusterOptions cluster_opts;
+  kubesim::cluster::add_cli_options(app, cluster_opts);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::from_str(log_level));
 
@@ -77,6 +80,8 @@ int main(int argc, char** argv) {
     kubesim::Store store(registry, so);
     if (!data_file.empty() && kubesim::StateSaver::load(store, data_file))
       spdlog::info("kube-sim: loaded state from {}", data_file);
+    // The simulated cluster (nodes, scheduler, kubelets, workload controllers) when --profile is given.
+    std::unique_ptr<kubesim::Controller> cluster = kubesim::cluster::make_cluster(store, cluster_opts);
     kubesim::TokenAuthenticator authn;
     for (const auto& t : tokens) authn.add_spec(t);
     kubesim::RequestLog log;
@@ -115,6 +120,7 @@ int main(int argc, char** argv) {
 
     kubesim::ControllerManager controllers(store);
     controllers.add(std::make_unique<kubesim::GarbageCollector>());
+    if (cluster) controllers.add(std::move(cluster));
     if (!data_file.empty()) controllers.add(std::make_unique<kubesim::StateSaver>(data_file));
     controllers.start();
 
