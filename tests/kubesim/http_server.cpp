@@ -146,7 +146,15 @@ struct HttpServer::Impl {
       parser.body_limit(std::max<size_t>(opts.max_body_bytes * 8, 64 * 1024 * 1024));
       parser.header_limit(1024 * 1024);
       beast::error_code ec;
-      http::read(stream, buf, parser, ec);
+      http::read_header(stream, buf, parser, ec);
+      if (ec) return;
+      if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+        // curl sends this for larger bodies and would otherwise wait a second.
+        static const std::string cont = "HTTP/1.1 100 Continue\r\n\r\n";
+        net::write(stream, net::buffer(cont), ec);
+        if (ec) return;
+      }
+      if (!parser.is_done()) http::read(stream, buf, parser, ec);
       bool too_large = ec == http::error::body_limit;
       if (ec && !too_large) return;
       auto& msg = parser.get();
