@@ -62,6 +62,14 @@ def main():
         assert set(marks[-1]["object"]["metadata"]) == {"resourceVersion"}, marks[-1]
         assert marks[-1]["object"]["kind"] == "ConfigMap"
 
+        # Streaming list (sendInitialEvents): the state, then one bookmark marking its end.
+        evs = stream(sim, "watch=true&timeoutSeconds=1&sendInitialEvents=true&allowWatchBookmarks=true"
+                     "&resourceVersionMatch=NotOlderThan")
+        assert [e["type"] for e in evs[:3]] == ["ADDED"] * 3 and evs[3]["type"] == "BOOKMARK", evs
+        assert evs[3]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}, evs[3]
+        status, out = sim.request(CM + "?watch=true&sendInitialEvents=true")
+        assert status == 422 and out["reason"] == "Invalid", out  # needs resourceVersionMatch=NotOlderThan
+
         # Label selector transitions: into the selection = ADDED, out of it = DELETED.
         rv = sim.admin("state")["resourceVersion"]
         obj = create(sim, "sel", {"tier": "x"})
