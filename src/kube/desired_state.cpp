@@ -1,6 +1,7 @@
 #include "dgd/kube/desired_state.h"
 
 #include <string>
+#include <vector>
 
 #include "dgd/kube/quantity.h"
 
@@ -25,31 +26,35 @@ class Checker {
 
   // Returns the failing path or nullopt.
   std::optional<std::string> check(const json& live, const json& desired, const FieldSchema& schema,
-                                   const std::string& path, bool root) const {
+                                   std::string& path, bool root) const {
     if (schema.quantity) return quantity_equal(live, desired) ? std::nullopt : fail(path);
     if (desired.is_object()) {
       if (!live.is_object()) return fail(path);
       if (schema.map_type == FieldSchema::MapType::kAtomic) {
         return values_equal(live, desired, schema) ? std::nullopt : fail(path);
       }
+      const size_t mark = path.size();
       for (const auto& [key, want] : desired.items()) {
-        const std::string child = path + "." + key;
+        path.resize(mark);
+        path += '.';
+        path += key;
         const FieldSchema& sub = schema.field(key);
         auto it = live.find(key);
         if (root && key == "metadata" && want.is_object() && it != live.end()) {
-          if (auto d = check_metadata(*it, want, sub, child)) return d;
+          if (auto d = check_metadata(*it, want, sub, path)) return d;
           continue;
         }
         if (want.is_null()) {
-          if (it != live.end() && !it->is_null()) return fail(child);
+          if (it != live.end() && !it->is_null()) return fail(path);
           continue;
         }
         if (it == live.end() || it->is_null()) {
           if (empty_collection(want) && dropped_when_empty(want, sub)) continue;
-          return fail(child);
+          return fail(path);
         }
-        if (auto d = check(*it, want, sub, child, false)) return d;
+        if (auto d = check(*it, want, sub, path, false)) return d;
       }
+      path.resize(mark);
       return std::nullopt;
     }
     if (desired.is_array()) {
@@ -72,18 +77,25 @@ class Checker {
           return std::nullopt;
         }
         case FieldSchema::ListType::kMap: {
+          std::vector<json> live_keys;
+          live_keys.reserve(live.size());
+          for (const json& have : live) live_keys.push_back(item_key(have, schema));
           long previous = -1;
           for (const json& want : desired) {
             json key = item_key(want, schema);
-            std::string child = path + "[" + key_text(key) + "]";
-            if (key.is_null()) return fail(child);
+            if (key.is_null()) return fail(path + "[" + key_text(key) + "]");
             long found = -1;
-            for (size_t i = 0; i < live.size() && found < 0; ++i) {
-              if (item_key(live[i], schema) == key) found = static_cast<long>(i);
+            // Items usually line up: look from the previous match first.
+            for (size_t n = 0; n < live_keys.size() && found < 0; ++n) {
+              size_t i = (static_cast<size_t>(previous + 1) + n) % live_keys.size();
+              if (live_keys[i] == key) found = static_cast<long>(i);
             }
-            if (found <= previous) return fail(child);
+            if (found <= previous) return fail(path + "[" + key_text(key) + "]");
             previous = found;
-            if (auto d = check(live[static_cast<size_t>(found)], want, schema.items(), child, false)) return d;
+            const size_t mark = path.size();
+            path += "[" + key_text(key) + "]";
+            if (auto d = check(live[static_cast<size_t>(found)], want, schema.items(), path, false)) return d;
+            path.resize(mark);
           }
           return std::nullopt;
         }
@@ -96,7 +108,7 @@ class Checker {
   static std::optional<std::string> fail(const std::string& path) { return path.empty() ? "." : path; }
 
   std::optional<std::string> check_metadata(const json& live, const json& desired, const FieldSchema& schema,
-                                            const std::string& path) const {
+                                            std::string& path) const {
     json filtered = json::object();
     for (const auto& [k, v] : desired.items()) {
       if (!server_managed_metadata(k)) filtered[k] = v;
@@ -176,7 +188,8 @@ bool holds_desired(const json& live, const json& desired, const FieldSchema& sch
 }
 
 std::optional<std::string> first_difference(const json& live, const json& desired, const FieldSchema& schema) {
-  return Checker(schema.typed).check(live, desired, schema, "", true);
+  std::string path;
+  return Checker(schema.typed).check(live, desired, schema, path, true);
 }
 
 }  // namespace dgd::kube

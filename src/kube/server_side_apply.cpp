@@ -217,7 +217,7 @@ void collect(const json& v, const FieldSchema& s, FieldSet& node, bool strict, c
     }
     for (const auto& [k, child] : v.items()) {
       FieldSet& c = node.children["f:" + k];
-      collect(child, s.field(k), c, strict, where + "." + k);
+      collect(child, s.field(k), c, strict, strict ? where + "." + k : where);
       if (child.is_null() || (child.is_object() && child.empty())) c.member = true;
       if (s.is_map && !s.fields.count(k)) c.member = true;
     }
@@ -229,7 +229,9 @@ void collect(const json& v, const FieldSchema& s, FieldSet& node, bool strict, c
     std::vector<std::string> pes = item_elements(v, s, strict, where);
     for (size_t i = 0; i < v.size(); ++i) {
       FieldSet& c = node.children[pes[i]];
-      if (v[i].is_object() || v[i].is_array()) collect(v[i], s.items(), c, strict, where + path_string({pes[i]}));
+      if (v[i].is_object() || v[i].is_array()) {
+        collect(v[i], s.items(), c, strict, strict ? where + path_string({pes[i]}) : where);
+      }
       c.member = true;
     }
   } else {
