@@ -119,6 +119,8 @@ MODEL = o("The served model, its pinned revision, its cache volume and the downl
             "key": s("Key in the Secret. Default: HF_TOKEN.", 253),
         }),
         "image": s("Job image. Default: python:3.10-slim.", 4096),
+        "highPerformance": b("HF_XET_HIGH_PERFORMANCE for the download (faster, needs memory). Default: true."),
+        "resources": raw("Resource requests / limits of the Job container (corev1.ResourceRequirements)."),
     }),
 })
 

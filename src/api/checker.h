@@ -24,8 +24,11 @@ class Checker {
  public:
   Checker(const Dgd& dgd, bool complete) : dgd_(dgd), complete_(complete) {}
 
-  void error(std::string path, std::string message) { out_.push_back({std::move(path), std::move(message)}); }
-  std::vector<FieldError> take() { return std::move(out_); }
+  void error(std::string path, std::string message) {
+    out_.push_back({std::move(path), std::move(message), Severity::kError, {}});
+  }
+  // Fills FieldError::component from the paths, then hands the problems over.
+  std::vector<FieldError> take();
 
   const Dgd& dgd() const { return dgd_; }
   bool complete() const { return complete_; }

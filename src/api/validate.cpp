@@ -28,6 +28,23 @@ std::string listOf(std::initializer_list<std::string_view> set) {
   return out;
 }
 
+std::vector<FieldError> Checker::take() {
+  static constexpr std::string_view kPrefix = "spec.components[";
+  for (auto& e : out_) {
+    if (e.path.compare(0, kPrefix.size(), kPrefix) != 0) continue;
+    size_t end = e.path.find(']', kPrefix.size());
+    if (end == std::string::npos) continue;
+    size_t index = 0;
+    bool digits = end > kPrefix.size();
+    for (size_t i = kPrefix.size(); i < end && digits; ++i) {
+      digits = e.path[i] >= '0' && e.path[i] <= '9';
+      if (digits && index < 1'000'000) index = index * 10 + static_cast<size_t>(e.path[i] - '0');
+    }
+    if (digits && index < dgd_.spec.components.size()) e.component = syntax::shown(dgd_.spec.components[index].name);
+  }
+  return std::move(out_);
+}
+
 void Checker::range(const std::string& path, const std::optional<int64_t>& v, int64_t lo, int64_t hi) {
   if (v && (*v < lo || *v > hi)) {
     error(path, "must be " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(*v));

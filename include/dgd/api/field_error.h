@@ -16,6 +16,9 @@ struct FieldError {
   std::string path;     // field path, e.g. "spec.components[0].replicas"
   std::string message;  // what is wrong and, where it helps, what to do instead
   Severity severity = Severity::kError;
+  // Name of the component the path points into ("" otherwise): after a recipe is merged,
+  // indexes are the expanded graph's, and the name tells the user which component it is.
+  std::string component{};
 
   // "path: message" (or just the message when the path is empty).
   std::string str() const;

@@ -78,6 +78,10 @@ TEST(Validate, ReportsEveryProblemNotJustTheFirst) {
   });
   ASSERT_NE(msg, errs.end());
   EXPECT_EQ(msg->str(), "spec.components[0].engine.speculative.numSpeculativeTokens: must be 1..8, got 0");
+  EXPECT_EQ(msg->component, "DecodeWorker");
+  auto meta = std::find_if(errs.begin(), errs.end(), [](const FieldError& e) { return e.path == "metadata.name"; });
+  ASSERT_NE(meta, errs.end());
+  EXPECT_EQ(meta->component, "");
 }
 
 TEST(Validate, ChildNameBudgetCountsTheSuffix) {
