@@ -414,14 +414,31 @@ bool should_remove(const FieldSet* l, const FieldSet* o, bool named) {
   return !named && l->member && !o->member;
 }
 
+// Metadata the server owns: never pruned, whatever the sets say (upstream
+// keeps them because the applied configuration carries them; a caller may
+// apply a body without metadata.name).
+const std::vector<std::string>& server_metadata() {
+  static const std::vector<std::string> kFields = {
+      "name",     "namespace",     "uid",           "resourceVersion",   "generation",
+      "creationTimestamp", "selfLink", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds"};
+  return kFields;
+}
+
 void prune(json& v, const FieldSchema& s, const FieldSet& last, const FieldSet& owned,
-           const std::vector<std::string>& keep) {
+           const std::vector<std::string>& keep, bool root = false) {
+  static const FieldSet kNone;
   if (v.is_object()) {
     if (s.map_type == FieldSchema::MapType::kAtomic) return;
     for (auto it = v.begin(); it != v.end();) {
       const std::string pe = "f:" + it.key();
       const FieldSet* l = last.child(pe);
       if (!l || std::find(keep.begin(), keep.end(), it.key()) != keep.end()) {
+        ++it;
+        continue;
+      }
+      if (root && it.key() == "metadata") {
+        const FieldSet* o = owned.child(pe);
+        if (it->is_object()) prune(*it, s.field("metadata"), *l, o ? *o : kNone, server_metadata());
         ++it;
         continue;
       }
@@ -628,7 +645,7 @@ ApplyResult server_side_apply(const json& live, const json& applied, const Field
   for (const Manager& m : managers) {
     if (m.id() != self.id()) owned = unite(owned, m.set);
   }
-  if (!last.empty()) prune(merged, schema, last, owned, {});
+  if (!last.empty()) prune(merged, schema, last, owned, {}, /*root=*/true);
 
   Comparison cmp = compare(live_obj, merged, schema, options.subresource, options.status_subresource);
   std::vector<FieldConflict> conflicts;

@@ -3,6 +3,8 @@
 // ownership, upgrading from client-side apply) on a Deployment.
 #include "dgd/kube/server_side_apply.h"
 
+#include "dgd/kube/desired_state.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -146,6 +148,29 @@ TEST(ServerSideApply, OmittedFieldsAreRemovedOnReapply) {
   EXPECT_EQ(obj["spec"]["template"]["spec"]["containers"], json::parse(R"([{"name":"main","image":"nginx:1"}])"));
   EXPECT_FALSE(obj["spec"].contains("replicas"));
   EXPECT_EQ(obj["spec"]["selector"], json::parse(R"({"matchLabels":{"app":"web"}})"));
+}
+
+TEST(ServerSideApply, DroppingAllOwnedMetadataKeepsNameAndNamespace) {
+  // Regression (found by the randomized test): removing the applier's last
+  // labels must not prune metadata itself.
+  json cfg = deployment(R"({"replicas":1})");
+  cfg["metadata"]["labels"] = {{"a", "1"}};
+  json obj = applied(nullptr, cfg, opts("m"));
+  obj["metadata"]["uid"] = "u-1";
+  json next = deployment(R"({"replicas":1})");
+  obj = applied(obj, next, opts("m"));
+  EXPECT_EQ(obj["metadata"]["name"], "web");
+  EXPECT_EQ(obj["metadata"]["namespace"], "ns");
+  EXPECT_EQ(obj["metadata"]["uid"], "u-1");
+  EXPECT_FALSE(obj["metadata"].contains("labels"));
+  // Even when the body omits metadata.name (the URL names the object).
+  json nameless = next;
+  nameless.erase("metadata");
+  cfg["metadata"]["labels"] = {{"b", "2"}};
+  obj = applied(obj, cfg, opts("m"));
+  obj = applied(obj, nameless, opts("m"));
+  EXPECT_EQ(obj["metadata"]["name"], "web");
+  EXPECT_FALSE(obj["metadata"].contains("labels"));
 }
 
 TEST(ServerSideApply, FieldsSetByOthersSurviveTheAppliersRemovals) {
@@ -464,6 +489,114 @@ TEST(FieldsV1Of, PredictsOwnership) {
                           "data":{"k":"v","empty":""}})");
   EXPECT_EQ(fields_v1_of(cm, *builtin_schema("", "ConfigMap")),
             json::parse(R"({"f:data":{"f:empty":{},"f:k":{}},"f:metadata":{"f:labels":{"f:a":{}}}})"));
+}
+
+}  // namespace
+}  // namespace dgd::kube
+
+namespace dgd::kube {
+namespace {
+
+// Randomized invariants over sequences of applies by three managers: after a
+// successful apply the object holds the applied configuration; re-applying
+// it changes nothing; a refused apply changes nothing; server-managed fields
+// are never owned. Deterministic (fixed seed).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  uint64_t next() {
+    s_ ^= s_ << 13;
+    s_ ^= s_ >> 7;
+    s_ ^= s_ << 17;
+    return s_;
+  }
+  bool coin() { return next() % 2 == 0; }
+  template <typename T>
+  const T& pick(const std::vector<T>& v) { return v[next() % v.size()]; }
+
+ private:
+  uint64_t s_;
+};
+
+json random_config(Rng& rng) {
+  json cfg = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"ns"}})");
+  if (rng.coin()) cfg["spec"]["replicas"] = static_cast<int>(rng.next() % 3) + 1;
+  for (const char* l : {"a", "b", "c"}) {
+    if (rng.coin()) cfg["metadata"]["labels"][l] = rng.pick<std::string>({"v1", "v2"});
+  }
+  if (rng.coin()) cfg["metadata"]["finalizers"] = rng.coin() ? json{"f1"} : json{"f2", "f1"};
+  json containers = json::array();
+  std::vector<std::string> names = {"main", "side", "log"};
+  if (rng.coin()) std::swap(names[0], names[2]);
+  for (const std::string& n : names) {
+    if (!rng.coin()) continue;
+    json c = {{"name", n}};
+    if (rng.coin()) c["image"] = rng.pick<std::string>({"img:1", "img:2"});
+    if (rng.coin()) c["args"] = rng.coin() ? json{"--a"} : json{"--a", "--b"};
+    json env = json::array();
+    for (const char* e : {"A", "B"}) {
+      if (rng.coin()) env.push_back({{"name", e}, {"value", rng.pick<std::string>({"1", "2"})}});
+    }
+    if (!env.empty()) c["env"] = env;
+    if (rng.coin()) {
+      json port = {{"containerPort", rng.pick<int>({8000, 9090})}};
+      if (rng.coin()) port["protocol"] = "TCP";
+      c["ports"] = json::array({port});
+    }
+    if (rng.coin()) c["resources"]["limits"]["cpu"] = rng.pick<std::string>({"1", "1000m", "2", "500m"});
+    containers.push_back(c);
+  }
+  if (!containers.empty()) cfg["spec"]["template"]["spec"]["containers"] = containers;
+  if (rng.coin()) {
+    cfg["spec"]["template"]["spec"]["tolerations"] =
+        json::array({{{"key", rng.pick<std::string>({"x", "y"})}, {"operator", "Exists"}}});
+  }
+  return cfg;
+}
+
+void expect_no_server_fields_owned(const json& obj) {
+  for (const json& e : obj["metadata"]["managedFields"]) {
+    const json& f = e["fieldsV1"];
+    EXPECT_FALSE(f.contains("f:apiVersion") || f.contains("f:kind")) << f.dump();
+    if (f.contains("f:metadata")) {
+      for (const char* k : {"f:name", "f:namespace", "f:uid", "f:resourceVersion", "f:managedFields"}) {
+        EXPECT_FALSE(f["f:metadata"].contains(k)) << f.dump();
+      }
+    }
+  }
+}
+
+TEST(ServerSideApplyProperties, RandomApplySequencesKeepTheInvariants) {
+  Rng rng(0x5eed1234abcdULL);
+  const std::vector<std::string> managers = {"m1", "m2", "m3"};
+  int conflicts = 0, applies = 0;
+  for (int round = 0; round < 60; ++round) {
+    json live;  // null: create on first apply
+    for (int step = 0; step < 8; ++step) {
+      json cfg = random_config(rng);
+      ApplyOptions o = opts(rng.pick(managers), /*force=*/rng.next() % 3 == 0,
+                            "2026-11-30T06:00:" + std::to_string(10 + step) + "Z");
+      ApplyResult r = server_side_apply(live, cfg, deploy(), o);
+      if (!r.ok()) {
+        ++conflicts;
+        EXPECT_FALSE(o.force);
+        EXPECT_EQ(r.object, live) << "a refused apply must not change the object";
+        continue;
+      }
+      ++applies;
+      auto diff = first_difference(r.object, cfg, deploy());
+      EXPECT_FALSE(diff.has_value()) << "round " << round << " step " << step << ": " << *diff << "\ncfg "
+                                     << cfg.dump() << "\nresult " << r.object.dump();
+      ApplyResult again = server_side_apply(r.object, cfg, deploy(), o);
+      ASSERT_TRUE(again.ok()) << conflict_status(again.conflicts).dump();
+      EXPECT_EQ(again.object, r.object) << "re-applying must be a no-op";
+      expect_no_server_fields_owned(r.object);
+      live = r.object;
+    }
+  }
+  // The sequences exercise both outcomes.
+  EXPECT_GT(conflicts, 10);
+  EXPECT_GT(applies, 100);
 }
 
 }  // namespace
