@@ -533,9 +533,18 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
           d.precondition_rv = b["preconditions"].value("resourceVersion", "");
         }
         if (b.contains("dryRun") && b["dryRun"].is_array() && !b["dryRun"].empty()) d.dry_run = true;
+        if (b.contains("gracePeriodSeconds") && b["gracePeriodSeconds"].is_number_integer())
+          d.grace_period_seconds = b["gracePeriodSeconds"].get<int64_t>();
       }
     }
     if (!c.q("propagationPolicy").empty()) d.propagation = c.q("propagationPolicy");
+    if (!c.q("gracePeriodSeconds").empty()) {
+      try {
+        d.grace_period_seconds = std::stoll(c.q("gracePeriodSeconds"));
+      } catch (...) {
+        throw ApiError::bad_request("invalid gracePeriodSeconds \"" + c.q("gracePeriodSeconds") + "\"");
+      }
+    }
     if (!c.q("orphanDependents").empty()) d.orphan_dependents = truthy(c.q("orphanDependents"));
     if (verb == "delete") {
       DeleteResult r = store_.remove(t, ns, name, d);

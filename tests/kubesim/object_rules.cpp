@@ -140,8 +140,10 @@ std::string allocate_cluster_ip() {
 
 }  // namespace
 
-std::string now_rfc3339() {
-  std::time_t t = std::time(nullptr);
+std::string now_rfc3339() { return rfc3339_after(0); }
+
+std::string rfc3339_after(int64_t seconds) {
+  std::time_t t = std::time(nullptr) + seconds;
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];

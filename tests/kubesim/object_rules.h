@@ -16,6 +16,7 @@
 namespace kubesim::rules {
 
 std::string now_rfc3339();           // "2026-11-30T06:00:00Z"
+std::string rfc3339_after(int64_t seconds);  // now + seconds
 std::string now_rfc3339_micro();     // "2026-11-30T06:00:00.123456Z"
 std::string new_uid();               // random UUID v4
 std::string random_suffix(size_t n); // generateName alphabet

@@ -225,6 +225,11 @@ Store::Store(ResourceRegistry& registry, StoreOptions opts) : registry_(registry
 
 Store::~Store() { shutdown(); }
 
+void Store::set_graceful_pod_deletion(bool on) {
+  std::lock_guard lock(mu_);
+  opts_.graceful_pod_deletion = on;
+}
+
 const json* Store::find(const ResourceType& t, const std::string& ns, const std::string& name) const {
   auto b = data_.find(t.storage_key());
   if (b == data_.end()) return nullptr;
@@ -684,12 +689,27 @@ DeleteResult Store::do_remove(const ResourceType& t, const json& cur_ref, const 
   const bool is_namespace = t.group.empty() && t.kind == "Namespace";
   const bool ns_pending = is_namespace && next.contains("spec") && next["spec"].contains("finalizers") &&
                           !next["spec"]["finalizers"].empty();
-  if (finalizers_empty(next) && !ns_pending) {
+  int64_t grace = 0;
+  if (t.group.empty() && t.kind == "Pod" && opts_.graceful_pod_deletion) {
+    const json spec = next.value("spec", json::object());
+    const json status = next.value("status", json::object());
+    const std::string phase = status.is_object() ? status.value("phase", "") : "";
+    if (spec.is_object() && !spec.value("nodeName", "").empty() && phase != "Succeeded" && phase != "Failed") {
+      int64_t dflt = spec.contains("terminationGracePeriodSeconds") && spec["terminationGracePeriodSeconds"].is_number_integer()
+                         ? spec["terminationGracePeriodSeconds"].get<int64_t>()
+                         : 30;
+      grace = std::max<int64_t>(0, o.grace_period_seconds.value_or(dflt));
+      if (meta(next).contains("deletionGracePeriodSeconds") && meta(next)["deletionGracePeriodSeconds"].is_number_integer())
+        grace = std::min(grace, meta(next)["deletionGracePeriodSeconds"].get<int64_t>());  // only shortened
+    }
+  }
+  if (finalizers_empty(next) && !ns_pending && grace == 0) {
     return {erase_now(t, current, o.dry_run), !o.dry_run};
   }
-  if (!meta(next).contains("deletionTimestamp")) {
-    next["metadata"]["deletionTimestamp"] = rules::now_rfc3339();
-    next["metadata"]["deletionGracePeriodSeconds"] = 0;
+  if (!meta(next).contains("deletionTimestamp") ||
+      (grace > 0 && meta(next).value("deletionGracePeriodSeconds", int64_t{0}) != grace)) {
+    next["metadata"]["deletionTimestamp"] = rules::rfc3339_after(grace);
+    next["metadata"]["deletionGracePeriodSeconds"] = grace;
     if (is_namespace) next["status"]["phase"] = "Terminating";
     changed = true;
   }

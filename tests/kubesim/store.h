@@ -75,6 +75,7 @@ struct DeleteOptions {
   std::string precondition_uid;
   std::string precondition_rv;
   bool dry_run = false;
+  std::optional<int64_t> grace_period_seconds;  // gracePeriodSeconds (pods; 0 = now)
 };
 
 struct DeleteResult {
@@ -130,6 +131,11 @@ class Watcher {
 
 struct StoreOptions {
   size_t history_window = 10000;
+  // Deleting a pod bound to a node (spec.nodeName, not finished) only sets
+  // deletionTimestamp = now + grace and deletionGracePeriodSeconds, as the real
+  // server does; a kubelet then removes it with gracePeriodSeconds=0. Off by
+  // default (no kubelets, pods go at once); the simulated cluster turns it on.
+  bool graceful_pod_deletion = false;
 };
 
 class Store {
@@ -140,6 +146,7 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   ResourceRegistry& registry() { return registry_; }
+  void set_graceful_pod_deletion(bool on);
 
   nlohmann::json create(const ResourceType& t, const std::string& ns, nlohmann::json obj, const WriteOptions& o = {});
   nlohmann::json get(const ResourceType& t, const std::string& ns, const std::string& name) const;

@@ -291,6 +291,26 @@ TEST_F(StoreTest, NamespaceDeletionRemovesContentsThenNamespace) {
   EXPECT_FALSE(store.try_get(ns, "", "team").has_value());
 }
 
+TEST_F(StoreTest, GracefulPodDeletionWaitsForTheKubelet) {
+  json p = {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", "p"}}},
+            {"spec", {{"nodeName", "n1"}, {"terminationGracePeriodSeconds", 20}, {"containers", {{{"name", "c"}, {"image", "x:1"}}}}}}};
+  store.create(pod, "default", p);
+  json unbound = p;
+  unbound["metadata"]["name"] = "q";
+  unbound["spec"].erase("nodeName");
+  store.create(pod, "default", unbound);
+  store.set_graceful_pod_deletion(true);
+  EXPECT_TRUE(store.remove(pod, "default", "q").deleted);  // never scheduled: gone at once
+  DeleteResult r = store.remove(pod, "default", "p");
+  EXPECT_FALSE(r.deleted);
+  EXPECT_EQ(r.object["metadata"]["deletionGracePeriodSeconds"], 20);
+  DeleteOptions now;
+  now.grace_period_seconds = 0;  // the kubelet confirms
+  EXPECT_TRUE(store.remove(pod, "default", "p", now).deleted);
+}
+
 TEST_F(StoreTest, CrdRegistersAndUnregistersKinds) {
   const ResourceType& crd = *reg.find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
   json def = {{"metadata", {{"name", "widgets.example.com"}}},
