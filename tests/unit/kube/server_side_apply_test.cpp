@@ -599,5 +599,60 @@ TEST(ServerSideApplyProperties, RandomApplySequencesKeepTheInvariants) {
   EXPECT_GT(applies, 100);
 }
 
+// A random part of `v`: object keys and keyed-list items dropped at random
+// (order kept); atomic lists and scalars whole.
+json random_subset(const json& v, Rng& rng, const std::string& key = "") {
+  if (v.is_object()) {
+    json out = json::object();
+    for (const auto& [k, child] : v.items()) {
+      const bool identity = k == "apiVersion" || k == "kind" || k == "name" || k == "namespace";
+      if (!identity && rng.next() % 3 == 0) continue;
+      out[k] = random_subset(child, rng, k);
+    }
+    return out;
+  }
+  if (v.is_array() && (key == "containers" || key == "env" || key == "ports")) {
+    json out = json::array();
+    for (const json& item : v) {
+      if (rng.next() % 3 == 0) continue;
+      json part = random_subset(item, rng);
+      for (const char* k : {"name", "containerPort", "protocol"}) {
+        if (item.contains(k)) part[k] = item[k];  // keep the item's key
+      }
+      out.push_back(part);
+    }
+    return out;
+  }
+  return v;
+}
+
+TEST(ServerSideApplyProperties, HoldsDesiredIsExactlyApplyIsANoOp) {
+  // For random live objects and random desired configurations: the live
+  // object holds the desired state iff a forced apply of it changes nothing.
+  Rng rng(0xdecafbadULL);
+  int holds = 0, differs = 0;
+  for (int round = 0; round < 400; ++round) {
+    json live;
+    for (int step = 0; step < 3; ++step) {
+      live = server_side_apply(live, random_config(rng), deploy(), opts(rng.pick<std::string>({"m1", "m2"}), true))
+                 .object;
+    }
+    // Half the time, the desired state is a random part of the live one.
+    json desired = rng.coin() ? random_subset(live, rng) : random_config(rng);
+    if (desired.contains("metadata")) desired["metadata"].erase("managedFields");
+    ApplyResult r = server_side_apply(live, desired, deploy(), opts("dgd-operator", true));
+    ASSERT_TRUE(r.ok());
+    json before = live, after = r.object;
+    before["metadata"].erase("managedFields");
+    after["metadata"].erase("managedFields");
+    const bool held = holds_desired(live, desired, deploy());
+    EXPECT_EQ(held, before == after) << "round " << round << "\nlive " << before.dump() << "\ndesired "
+                                     << desired.dump() << "\napplied " << after.dump();
+    (held ? holds : differs)++;
+  }
+  EXPECT_GT(holds, 100);
+  EXPECT_GT(differs, 50);
+}
+
 }  // namespace
 }  // namespace dgd::kube
