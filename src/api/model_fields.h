@@ -44,6 +44,8 @@ template <class V> void describe(V& v, ModelDownload& s) {
   v("enabled", s.enabled);
   v("tokenSecretRef", s.tokenSecretRef);
   v("image", s.image);
+  v("highPerformance", s.highPerformance);
+  v("resources", s.resources);
 }
 template <class V> void describe(V& v, Model& s) {
   v("id", s.id);

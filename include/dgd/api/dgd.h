@@ -109,6 +109,8 @@ struct ModelDownload {                           // one-shot Job filling the cac
   std::optional<bool> enabled;                   // run the Job (default true when the block is present)
   std::optional<SecretKeyRef> tokenSecretRef;    // Hugging Face token Secret (e.g. hf-token-secret / HF_TOKEN)
   std::optional<std::string> image;              // Job image (default python:3.10-slim)
+  std::optional<bool> highPerformance;           // HF_XET_HIGH_PERFORMANCE (default true; needs memory: V4 recipes set false with a 16Gi limit)
+  nlohmann::json resources;                      // Job container corev1.ResourceRequirements (raw; null when absent)
   bool operator==(const ModelDownload&) const = default;
 };
 
