@@ -94,7 +94,7 @@ std::string downloadJobName(const std::string& claim, const std::string& modelId
   return base + "-download-" + hex;
 }
 
-std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns) {
+std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, std::vector<api::FieldError>& errors) {
   const auto& m = graph.spec.model;
   if (!m || !m->download || !m->download->enabled.value_or(true) || !m->id || !m->cache || !m->cache->claimName) {
     return std::nullopt;
@@ -102,7 +102,9 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns) {
   const std::string claim = *m->cache->claimName;
   const std::string mount = m->cache->mountPath.value_or("/" + claim);
   const std::string revision = m->revision.value_or("");
-  json env = json::array({envVar("HF_HOME", mount), envVar("HF_XET_HIGH_PERFORMANCE", "1"), envVar("MODEL_ID", *m->id)});
+  const bool fast = m->download->highPerformance.value_or(true);
+  json env = json::array({envVar("HF_HOME", mount), envVar("HF_XET_HIGH_PERFORMANCE", fast ? "1" : "0"),
+                          envVar("MODEL_ID", *m->id)});
   if (!revision.empty()) env.push_back(envVar("MODEL_REVISION", revision));
   if (m->download->tokenSecretRef && m->download->tokenSecretRef->name) {
     // The token only by reference: the Secret's value never appears in the object.
@@ -127,16 +129,24 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns) {
                            {"capabilities", {{"drop", json::array({"ALL"})}}},
                            {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
       {"volumeMounts", json::array({{{"name", "model-cache"}, {"mountPath", mount}}})}};
+  if (m->download->resources.is_object() && !m->download->resources.empty()) {
+    container["resources"] = m->download->resources;
+  }
   json meta = childMetadata(graph, downloadJobName(claim, *m->id, revision), ns, labels);
   meta["annotations"]["nvidia.com/model-id"] = *m->id;
   if (!revision.empty()) meta["annotations"]["nvidia.com/model-revision"] = revision;
+  json podSpec = {{"restartPolicy", "Never"},
+                 {"containers", json::array({container})},
+                 {"volumes", json::array({{{"name", "model-cache"}, {"persistentVolumeClaim", {{"claimName", claim}}}}})}};
+  try {
+    kube::canonicalize_resources(podSpec);  // canonical, as the API server stores them
+  } catch (const kube::QuantityError& e) {
+    errors.push_back({"spec.model.download.resources", e.what()});
+    return std::nullopt;
+  }
   return json{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", meta},
               {"spec", {{"backoffLimit", 3}, {"completions", 1}, {"parallelism", 1},
-                        {"template", {{"metadata", {{"labels", labels}}},
-                                      {"spec", {{"restartPolicy", "Never"},
-                                                {"containers", json::array({container})},
-                                                {"volumes", json::array({{{"name", "model-cache"},
-                                                                          {"persistentVolumeClaim", {{"claimName", claim}}}}})}}}}}}}};
+                        {"template", {{"metadata", {{"labels", labels}}}, {"spec", podSpec}}}}}};
 }
 
 }  // namespace dgd::render::detail

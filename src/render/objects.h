@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dgd/api/field_error.h"
 #include "render/internal.h"
 
 namespace dgd::render::detail {
@@ -19,7 +20,8 @@ std::optional<json> sglangConfigMap(const api::Dgd& graph, const std::string& ns
 // The model-cache PVC when model.cache.create.
 std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns);
 // The download Job when model.download (enabled), pinned to model.revision.
-std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns);
+// A bad download.resources quantity is reported in `errors` (and no Job is rendered).
+std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, std::vector<api::FieldError>& errors);
 // "<claim>-download-<8 hex of hash(model id @ revision)>".
 std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision);
 

@@ -197,9 +197,10 @@ void sortObjects(std::vector<json>& objects) {
 }
 
 // Graph-level objects the lowered pods depend on (shared by render and toUpstream).
-void addSupportObjects(const api::Dgd& graph, const std::string& ns, std::vector<json>& out) {
+void addSupportObjects(const api::Dgd& graph, const std::string& ns, std::vector<json>& out,
+                       std::vector<api::FieldError>& errors) {
   if (auto pvc = modelCachePvc(graph, ns)) out.push_back(std::move(*pvc));
-  if (auto job = downloadJob(graph, ns)) out.push_back(std::move(*job));
+  if (auto job = downloadJob(graph, ns, errors)) out.push_back(std::move(*job));
   if (auto cd = computeDomain(graph, ns)) out.push_back(std::move(*cd));
   if (auto cm = sglangConfigMap(graph, ns)) out.push_back(std::move(*cm));
 }
@@ -210,7 +211,7 @@ RenderResult render(const api::Dgd& graph, const RenderOptions& options) {
   RenderResult r;
   const std::string ns = namespaceOf(graph, options.defaultNamespace);
   for (auto& o : discoveryRbac(graph, ns)) r.objects.push_back(std::move(o));
-  addSupportObjects(graph, ns, r.objects);
+  addSupportObjects(graph, ns, r.objects, r.errors);
   for (const auto& c : graph.spec.components) {
     r.objects.push_back(serviceFor(graph, c, ns));
     r.objects.push_back(deploymentFor(graph, c, ns, r.errors));
@@ -232,7 +233,7 @@ RenderResult toUpstream(const api::Dgd& graph, const RenderOptions& options) {
     for (const char* typed : {"engine", "router", "env"}) c.erase(typed);
   }
   r.objects.push_back(std::move(dgd));
-  addSupportObjects(graph, ns, r.objects);
+  addSupportObjects(graph, ns, r.objects, r.errors);
   sortObjects(r.objects);
   return r;
 }
