@@ -80,6 +80,9 @@ class CpprestTransport final : public HttpTransport {
         ctx.use_certificate_chain(boost::asio::buffer(a.client_cert_pem), ec);
         ctx.use_private_key(boost::asio::buffer(a.client_key_pem), boost::asio::ssl::context::pem, ec);
       }
+      // PEM loading leaves benign errors (end of data) on this thread's OpenSSL error
+      // queue; a later handshake failure would report them instead of its own cause.
+      ERR_clear_error();
     });
     return cfg;
   }

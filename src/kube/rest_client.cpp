@@ -178,7 +178,7 @@ Result<HttpResponse> RestClient::raw(HttpRequest request, const CancelToken& can
 }
 
 Result<json> RestClient::json_call(std::string method, std::string target, std::string verb, const json* body,
-                                   std::string content_type) {
+                                   std::string content_type, const CancelToken& cancel) {
   HttpRequest req;
   req.method = std::move(method);
   req.target = std::move(target);
@@ -189,7 +189,7 @@ Result<json> RestClient::json_call(std::string method, std::string target, std::
   }
   bool idempotent = req.method == "GET" || req.method == "PUT" || req.method == "DELETE" ||
                     (req.method == "PATCH" && verb == "APPLY");
-  auto r = execute(std::move(req), verb, idempotent, CancelToken());
+  auto r = execute(std::move(req), verb, idempotent, cancel);
   if (!r) return std::move(r).error();
   auto j = json::parse(r->body, nullptr, false);
   if (j.is_discarded()) {
@@ -214,7 +214,7 @@ Result<json> RestClient::list(const ResourceRef& ref, std::string_view ns, const
   q.add_if(o.limit > 0, "limit", std::to_string(o.limit));
   q.add_if(!o.continue_token.empty(), "continue", o.continue_token);
   q.add_if(!o.resource_version.empty() && o.continue_token.empty(), "resourceVersion", o.resource_version);
-  return json_call("GET", resource_path(ref, ns) + q.encode(), "LIST", nullptr, "");
+  return json_call("GET", resource_path(ref, ns) + q.encode(), "LIST", nullptr, "", o.cancel);
 }
 
 Result<json> RestClient::create(const ResourceRef& ref, std::string_view ns, const json& object,

@@ -10,6 +10,12 @@ namespace dgd::runtime {
 
 namespace http = web::http;
 
+std::string normalize_listen_address(const std::string& address) {
+  if (address.empty() || address == "0") return "";
+  if (address[0] == ':') return "0.0.0.0" + address;
+  return address;
+}
+
 struct HealthServer::Impl {
   HealthServerOptions o;
   std::unique_ptr<http::experimental::listener::http_listener> listener;
@@ -29,14 +35,14 @@ kube::Status HealthServer::start() {
       // Trivial handlers: they reply and never wait (cpp-stack.md §2.5).
       std::string path = req.relative_uri().path();
       http::http_response resp;
-      if (path == "/metrics") {
+      if (path == "/metrics" && impl->o.serve_metrics) {
         resp.set_status_code(http::status_codes::OK);
         resp.set_body(impl->o.metrics ? impl->o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
-      } else if (path == "/healthz" || path == "/livez") {
+      } else if ((path == "/healthz" || path == "/livez") && impl->o.serve_probes) {
         bool ok = !impl->o.healthy || impl->o.healthy();
         resp.set_status_code(ok ? http::status_codes::OK : http::status_codes::ServiceUnavailable);
         resp.set_body(ok ? std::string("ok") : std::string("unhealthy"), "text/plain; charset=utf-8");
-      } else if (path == "/readyz") {
+      } else if (path == "/readyz" && impl->o.serve_probes) {
         bool ok = !impl->o.ready || impl->o.ready();
         resp.set_status_code(ok ? http::status_codes::OK : http::status_codes::ServiceUnavailable);
         resp.set_body(ok ? std::string("ok") : std::string("caches not synced"), "text/plain; charset=utf-8");
@@ -60,7 +66,8 @@ kube::Status HealthServer::start() {
     err.message = "health server on " + impl->o.address + ": " + e.what();
     return err;
   }
-  spdlog::info("serving /metrics, /healthz, /readyz on {}", impl->o.address);
+  spdlog::info("serving{}{} on {}", impl->o.serve_metrics ? " /metrics" : "",
+               impl->o.serve_probes ? " /healthz /readyz" : "", impl->o.address);
   return {};
 }
 

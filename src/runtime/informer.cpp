@@ -54,6 +54,7 @@ bool Informer::list_and_replace(std::string& resource_version) {
   lo.label_selector = options_.label_selector;
   lo.field_selector = options_.field_selector;
   lo.limit = options_.page_size;
+  lo.cancel = cancel_.token();
   std::string list_rv;
   for (;;) {
     auto page = client_->list(options_.resource, options_.ns, lo);

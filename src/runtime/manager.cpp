@@ -66,17 +66,29 @@ int Manager::run(const kube::CancelToken& stop) {
       return 2;
     }
   }
-  std::unique_ptr<HealthServer> server;
-  if (!o_.health_address.empty()) {
+  std::vector<std::unique_ptr<HealthServer>> servers;
+  std::string metrics_addr = normalize_listen_address(o_.metrics_address);
+  std::string health_addr = normalize_listen_address(o_.health_address);
+  auto add_server = [&](const std::string& addr, bool metrics, bool probes) {
     HealthServerOptions ho;
-    ho.address = o_.health_address;
+    ho.address = addr;
     ho.metrics = o_.metrics;
     ho.ready = [this] { return caches_synced(); };
-    server = std::make_unique<HealthServer>(ho);
-    if (auto s = server->start(); !s) {
-      spdlog::error("{}", s.error().to_string());
-      return 2;
-    }
+    ho.serve_metrics = metrics;
+    ho.serve_probes = probes;
+    servers.push_back(std::make_unique<HealthServer>(ho));
+    return servers.back()->start();
+  };
+  kube::Status started_servers;
+  if (!metrics_addr.empty() && metrics_addr == health_addr) {
+    started_servers = add_server(metrics_addr, true, true);
+  } else {
+    if (!metrics_addr.empty()) started_servers = add_server(metrics_addr, true, false);
+    if (started_servers.ok() && !health_addr.empty()) started_servers = add_server(health_addr, false, true);
+  }
+  if (!started_servers.ok()) {
+    spdlog::error("{}", started_servers.error().to_string());
+    return 2;
   }
   for (auto& i : informers_) i->start();
 
@@ -126,7 +138,7 @@ int Manager::run(const kube::CancelToken& stop) {
   }
   for (auto& c : controllers_) c->stop();
   for (auto& i : informers_) i->stop();
-  if (server) server->stop();
+  for (auto& srv : servers) srv->stop();
   spdlog::info("manager stopped");
   return rc;
 }

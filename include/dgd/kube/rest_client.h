@@ -60,6 +60,7 @@ struct ListOptions {
   int limit = 0;                 // page size; 0 = all at once
   std::string continue_token;
   std::string resource_version;  // "" = most recent (quorum read)
+  CancelToken cancel;            // aborts the request (and its retries) when fired
 };
 
 struct WatchOptions {
@@ -144,7 +145,8 @@ class RestClient {
 
  private:
   Result<nlohmann::json> json_call(std::string method, std::string target, std::string verb,
-                                   const nlohmann::json* body, std::string content_type);
+                                   const nlohmann::json* body, std::string content_type,
+                                   const CancelToken& cancel = CancelToken());
   Result<HttpResponse> execute(HttpRequest request, const std::string& verb, bool idempotent,
                                const CancelToken& cancel);
   Status prepare(HttpRequest& request, const CancelToken& cancel);

@@ -18,7 +18,12 @@ struct HealthServerOptions {
   std::shared_ptr<kube::MetricsRegistry> metrics;
   std::function<bool()> healthy;  // /healthz: 200 while true (null: always)
   std::function<bool()> ready;    // /readyz: 200 while true (null: always)
+  bool serve_metrics = true;      // /metrics on this listener
+  bool serve_probes = true;       // /healthz, /livez, /readyz on this listener
 };
+
+// ":8080" -> "0.0.0.0:8080"; "0" or "" -> "" (disabled); "host:port" unchanged.
+std::string normalize_listen_address(const std::string& address);
 
 class HealthServer {
  public:

@@ -27,8 +27,10 @@ class MetricsRegistry;
 namespace dgd::runtime {
 
 struct ManagerOptions {
-  // "host:port" of /metrics, /healthz and /readyz; "" disables the server.
-  std::string health_address = "0.0.0.0:8080";
+  // Listen addresses ("host:port" or ":port"; "" or "0" disables). When both are equal
+  // one listener serves /metrics, /healthz and /readyz.
+  std::string metrics_address = ":8080";
+  std::string health_address = ":8081";
   bool leader_election = false;
   // lease namespace/name/identity and timings; clock and metrics are filled in by the manager.
   LeaderElectionOptions leader_election_options;
