@@ -38,9 +38,23 @@ class ClusterController : public Controller {
   std::string name() const override { return "cluster"; }
 
   void run(Store& store, const std::atomic<bool>& stop) override {
+    TimePoint wake = TimePoint::min();  // first pass at once
+    uint64_t last_pass_rv = 0;
     while (!stop) {
       uint64_t seen = store.current_rv();
-      TimePoint wake = TimePoint::max();
+      // Idle: nothing changed and no timer due. Sleep in short slices so `stop` is seen.
+      if (seen == last_pass_rv && Clock::now() < wake) {
+        auto slice = Steady::now() + std::chrono::milliseconds(250);
+        if (wake != TimePoint::max()) {
+          auto at = Steady::now() + std::chrono::duration_cast<Steady::duration>(wake - Clock::now()) +
+                    std::chrono::milliseconds(1);
+          if (at < slice) slice = at;
+        }
+        store.wait_for_change(seen, slice);
+        continue;
+      }
+      last_pass_rv = seen;
+      wake = TimePoint::max();
       size_t planned = 0;
       try {
         Snapshot snap = read(store);
@@ -50,16 +64,14 @@ class ClusterController : public Controller {
         for (const auto& w : writes) apply(store, w);
       } catch (const std::exception& e) {
         spdlog::warn("kube-sim cluster: pass failed: {}", e.what());
+        wake = Clock::now() + std::chrono::milliseconds(500);
       }
       // Our own writes move the resourceVersion, so a pass that wrote is followed
-      // by another one at once; an idle cluster sleeps until a change or a timer.
-      auto deadline = Steady::now() + std::chrono::milliseconds(planned ? 50 : 250);
-      if (wake != TimePoint::max()) {
-        auto until = wake - Clock::now();
-        auto at = Steady::now() + std::chrono::duration_cast<Steady::duration>(until) + std::chrono::milliseconds(1);
-        if (at < deadline) deadline = at;
+      // by another one at once. Writes that all failed are retried a little later.
+      if (planned > 0) {
+        TimePoint retry = Clock::now() + std::chrono::milliseconds(200);
+        if (retry < wake) wake = retry;
       }
-      store.wait_for_change(seen, deadline);
     }
   }
 
