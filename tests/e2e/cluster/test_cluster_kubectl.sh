@@ -105,15 +105,7 @@ $K rollout status deploy/worker --timeout=60s >/dev/null || fail "rollout after 
 
 # Image change: with maxSurge 0 / maxUnavailable 1 and one worker per node, at
 # most one worker may be missing at any moment. Every pod event is recorded.
-$K get pods -l app=worker -w --output-watch-events -o json >"$KUBESIM_DIR/watch.json" 2>/dev/null &
-WATCH=$!
-sleep 0.5
-$K set image deploy/worker main=vllm:2 >/dev/null
-$K rollout status deploy/worker --timeout=60s >/dev/null || fail "rollout of vllm:2"
-sleep 0.5
-kill "$WATCH" 2>/dev/null || true
-wait "$WATCH" 2>/dev/null || true
-$PY - "$KUBESIM_DIR/watch.json" <<'PYEOF' || fail "maxUnavailable violated"
+cat >"$KUBESIM_DIR/check_watch.py" <<'PYEOF'
 import json, sys
 text = open(sys.argv[1]).read()
 dec, pos, events = json.JSONDecoder(), 0, []
@@ -122,7 +114,10 @@ while pos < len(text):
         pos += 1
     if pos >= len(text):
         break
-    obj, pos = dec.raw_decode(text, pos)
+    try:
+        obj, pos = dec.raw_decode(text, pos)
+    except ValueError:
+        break  # an event still being written
     events.append(obj)
 pods, min_ready, max_pods, images = {}, 99, 0, set()
 for i, ev in enumerate(events):
@@ -137,13 +132,26 @@ for i, ev in enumerate(events):
     if i >= 3:  # from the 4th event on: the initial ADDED events of the 4 running workers are in
         min_ready = min(min_ready, sum(1 for r, _ in pods.values() if r))
     max_pods = max(max_pods, len(pods))
-final = sorted(img for _, img in pods.values())
+final = sorted(img for r, img in pods.values() if r)
+if sys.argv[2] == "started":
+    sys.exit(0 if len(events) >= 4 else 1)
+if sys.argv[2] == "settled":
+    sys.exit(0 if final == ["vllm:2"] * 4 and len(pods) == 4 else 1)
 print(f"events={len(events)} min_ready={min_ready} max_pods={max_pods} final={final}")
 assert images == {"vllm:1", "vllm:2"}, images
 assert min_ready >= 3, min_ready
 assert max_pods <= 4, max_pods
 assert final == ["vllm:2"] * 4, final
 PYEOF
+$K get pods -l app=worker -w --output-watch-events -o json >"$KUBESIM_DIR/watch.json" 2>/dev/null &
+WATCH=$!
+for i in $(seq 1 300); do $PY "$KUBESIM_DIR/check_watch.py" "$KUBESIM_DIR/watch.json" started && break; sleep 0.1; done
+$K set image deploy/worker main=vllm:2 >/dev/null
+$K rollout status deploy/worker --timeout=60s >/dev/null || fail "rollout of vllm:2"
+for i in $(seq 1 300); do $PY "$KUBESIM_DIR/check_watch.py" "$KUBESIM_DIR/watch.json" settled && break; sleep 0.1; done
+kill "$WATCH" 2>/dev/null || true
+wait "$WATCH" 2>/dev/null || true
+$PY "$KUBESIM_DIR/check_watch.py" "$KUBESIM_DIR/watch.json" check || fail "maxUnavailable violated"
 [ "$($K get deploy worker -o jsonpath='{.metadata.annotations.deployment\.kubernetes\.io/revision}')" = 2 ] || fail "revision 2"
 [ "$($K get deploy worker -o jsonpath='{.status.updatedReplicas}/{.status.availableReplicas}/{.status.observedGeneration}')" = "4/4/3" ] \
   || fail "status $($K get deploy worker -o jsonpath='{.status}')"
