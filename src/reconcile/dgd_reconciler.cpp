@@ -53,6 +53,14 @@ bool has_owner_placeholder(const json& obj) {
   return std::any_of(refs->begin(), refs->end(), [](const json& r) { return r.value("uid", "").empty(); });
 }
 
+bool has_controller_ref(const json& obj) {
+  auto m = obj.find("metadata");
+  if (m == obj.end()) return false;
+  auto refs = m->find("ownerReferences");
+  if (refs == m->end() || !refs->is_array()) return false;
+  return std::any_of(refs->begin(), refs->end(), [](const json& r) { return r.value("controller", false); });
+}
+
 std::string describe(const json& obj) { return obj.value("kind", "") + " " + meta_string(obj, "name"); }
 
 void append_errors(const std::vector<api::FieldError>& from, std::vector<std::string>& to) {
@@ -277,6 +285,20 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       if (auto o = cluster_.cached(*kind, key.ns, meta_string(d, "name"))) live_store.push_back(std::move(*o));
     }
   }
+  // The model-download Job is shared by the DGDs that use the same cache, model and
+  // revision (render.h): the DGD that created it drives it; the others only wait for it,
+  // rather than fight over its controller reference.
+  desired.erase(std::remove_if(desired.begin(), desired.end(),
+                               [&](const json& d) {
+                                 if (d.value("kind", "") != "Job") return false;
+                                 const std::string k = object_key(d);
+                                 for (const auto& o : live_store) {
+                                   if (object_key(o) != k) continue;
+                                   return !is_controlled_by(o, uid) && has_controller_ref(o);
+                                 }
+                                 return false;
+                               }),
+                desired.end());
   std::vector<const json*> live;
   live.reserve(live_store.size());
   for (const auto& o : live_store) live.push_back(&o);

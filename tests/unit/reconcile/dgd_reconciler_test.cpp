@@ -376,6 +376,22 @@ TEST_F(DgdReconcilerTest, MissingChildKindIsReportedAndTheRestApplied) {
   EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonKindNotServed), 1);
 }
 
+TEST_F(DgdReconcilerTest, SharedDownloadJobIsLeftToTheDgdThatCreatedIt) {
+  settle();
+  std::string job_key;
+  for (auto& [k, o] : cluster.objects) {
+    if (o.value("kind", "") == "Job") {
+      job_key = k;
+      o["metadata"]["ownerReferences"] = json::array({{{"uid", "other-dgd"}, {"controller", true}}});
+    }
+  }
+  ASSERT_FALSE(job_key.empty());
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.applies, 0);
+  EXPECT_EQ(cluster.removes, 0);
+  EXPECT_EQ(cluster.objects[job_key]["metadata"]["ownerReferences"][0]["uid"], "other-dgd");
+}
+
 TEST(MakeEvent, NameIsStablePerGenerationReasonAndMessage) {
   json d = user_dgd();
   json a = make_event(d, "Normal", "ChildCreated", "Created Deployment g-frontend", "t1", "i");
