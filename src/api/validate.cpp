@@ -290,6 +290,26 @@ void Checker::checkModel(const Model& m, const std::string& path) {
       }
     }
     if (d.image && !syntax::isImageRef(*d.image)) error(dp + ".image", "not a valid image reference");
+    if (!d.resources.is_null()) {
+      if (!d.resources.is_object()) {
+        error(dp + ".resources", "must be an object with requests / limits");
+      } else {
+        for (auto it = d.resources.begin(); it != d.resources.end(); ++it) {
+          std::string rp = dp + ".resources." + syntax::shown(it.key());
+          if (it.key() != "requests" && it.key() != "limits") {
+            error(rp, "unknown field (requests, limits)");
+          } else if (!it.value().is_object()) {
+            error(rp, "must be a map of resource quantities");
+          } else {
+            for (auto q = it.value().begin(); q != it.value().end(); ++q) {
+              bool ok = (q.value().is_number_integer() && q.value().get<int64_t>() >= 0) ||
+                        (q.value().is_string() && syntax::parseQuantity(q.value().get<std::string>()).value_or(-1) >= 0);
+              if (!ok) error(rp + "." + syntax::shown(q.key()), "is not a resource quantity (e.g. 8Gi, 2)");
+            }
+          }
+        }
+      }
+    }
     bool enabled = d.enabled.value_or(true);
     if (complete_ && enabled) {
       if (!m.id) error(path + ".id", "required: the download Job fetches this model");

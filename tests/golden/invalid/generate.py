@@ -221,6 +221,8 @@ case("mount-path-relative", "spec.model.cache.mountPath",
 case("token-secret-name-invalid", "spec.model.download.tokenSecretRef.name",
      mutate(lambda d: d["spec"]["model"]["download"]["tokenSecretRef"].update({"name": "HF Token"})))
 case("kv-events-port-reserved", P + ".kvEvents.port", mutate(lambda d: E(d, 1)["kvEvents"].update({"port": 9090})))
+case("download-resources-bad-quantity", "spec.model.download.resources.limits.memory",
+     mutate(lambda d: d["spec"]["model"]["download"].update({"resources": {"limits": {"memory": "16 GB"}}})))
 case("main-image-missing", "spec.components[1].podTemplate.spec.containers[0].image",
      mutate(lambda d: C(d, 1)["podTemplate"]["spec"]["containers"][0].pop("image")))
 
