@@ -775,7 +775,7 @@ json record_update(const json& old, const json& updated, const FieldSchema& sche
 json conflict_status(const std::vector<FieldConflict>& conflicts) {
   json causes = json::array();
   for (const FieldConflict& c : conflicts) {
-    causes.push_back({{"type", "FieldManagerConflict"}, {"message", c.message()}, {"field", c.field}});
+    causes.push_back({{"reason", "FieldManagerConflict"}, {"message", c.message()}, {"field", c.field}});
   }
   std::string message;
   if (conflicts.size() == 1) {

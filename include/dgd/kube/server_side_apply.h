@@ -103,7 +103,8 @@ nlohmann::json record_update(const nlohmann::json& old, const nlohmann::json& up
 
 // The 409 Status body kube-apiserver returns for `conflicts`:
 // reason Conflict, message "Apply failed with N conflict(s): ...",
-// details.causes[] {type: FieldManagerConflict, message, field}.
+// details.causes[] {reason: FieldManagerConflict, message, field} (StatusCause.Type
+// serializes as "reason").
 nlohmann::json conflict_status(const std::vector<FieldConflict>& conflicts);
 
 // FieldsV1 field set of `object` as the schema sees it (what an Apply of this

@@ -104,7 +104,7 @@ TEST(ServerSideApply, ConflictWhenAnotherApplierOwnsADifferentValue) {
   EXPECT_EQ(status["code"], 409);
   EXPECT_EQ(status["reason"], "Conflict");
   EXPECT_EQ(status["message"], "Apply failed with 1 conflict: conflict with \"mgr-a\": .spec.replicas");
-  EXPECT_EQ(status["details"]["causes"], json::parse(R"([{"type":"FieldManagerConflict",
+  EXPECT_EQ(status["details"]["causes"], json::parse(R"([{"reason":"FieldManagerConflict",
       "message":"conflict with \"mgr-a\"","field":".spec.replicas"}])"));
 }
 
