@@ -104,6 +104,11 @@ step "waiting for the pods of ${DGD} (the recipe page's command)"
       awk '{s = s $1 " " $3 " " $2 ";  "} END {if (s != "") print "   ... " s}'
   done ) &
 PROGRESS=$!
+# `kubectl wait -l` fails at once while nothing matches: wait for the operator's first pods.
+for _ in $(seq 1 600); do
+  [ -n "$(kubectl get pods -l "nvidia.com/dynamo-graph-deployment-name=${DGD}" -n "$NAMESPACE" -o name)" ] && break
+  sleep 0.5
+done
 kubectl wait --for=condition=Ready pod -l "nvidia.com/dynamo-graph-deployment-name=${DGD}" \
   -n "$NAMESPACE" --timeout="$TIMEOUT"
 kubectl wait --for=condition=Ready "dgd/${DGD}" -n "$NAMESPACE" --timeout="$TIMEOUT"

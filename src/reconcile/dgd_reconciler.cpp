@@ -308,6 +308,21 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   auto holds = [](const json& l, const json& d) { return kube::holds_desired(l, d, kube::schema_for_object(d)); };
   ChildPlan plan = plan_children(desired, live, uid, holds);
 
+  // Creating a child? Make sure the DGD is not being deleted: the cache of DGDs may lag
+  // the garbage collector deleting children (their watch is another stream).
+  const bool creates = std::any_of(plan.apply.begin(), plan.apply.end(),
+                                   [&](const json* d) { return live_by_key.count(object_key(*d)) == 0; });
+  if (creates) {
+    auto now = cluster_.read_dgd(key.ns, key.name);
+    if (!now) {
+      report_problem(id, "reading the DGD before creating children failed: " + now.error().to_string());
+      return retry(id);
+    }
+    if (!*now || meta_string(**now, "uid") != uid || !meta_string(**now, "deletionTimestamp").empty()) {
+      spdlog::debug("dgd={}: being deleted (server state); creating nothing", id);
+      return ReconcileResult::done();
+    }
+  }
   std::map<std::string, json> applied;  // object key -> object as stored after our apply
   std::vector<std::string> api_errors;
   for (const json* d : plan.apply) {

@@ -40,6 +40,12 @@ class LiveCluster final : public Cluster {
     if (!o) return std::nullopt;
     return o->object();
   }
+  kube::Result<std::optional<json>> read_dgd(const std::string& ns, const std::string& name) override {
+    auto r = client_->get(dgd_resource(), ns, name);
+    if (r) return std::optional<json>(std::move(r).value());
+    if (r.error().is(kube::ErrorKind::kNotFound)) return std::optional<json>();
+    return r.error();
+  }
   bool serves(const ChildKind& kind) override { return store(kind) != nullptr; }
   std::vector<json> owned(const ChildKind& kind, const std::string& ns, const std::string& owner_uid) override {
     std::vector<json> out;
@@ -112,23 +118,6 @@ runtime::InformerOptions child_informer(const ChildKind& kind, const std::string
   return io;
 }
 
-// ManagerOptions gained metrics_address next to health_address; set it where it exists
-// so this file builds against both (drop once the runtime change is everywhere).
-template <class O>
-auto set_listen_addresses(O& o, const OperatorOptions& options, int)
-    -> decltype(o.metrics_address = options.metrics_address, void()) {
-  o.metrics_address = options.metrics_address;
-  o.health_address = options.health_address;
-}
-template <class O>
-void set_listen_addresses(O& o, const OperatorOptions& options, long) {
-  // One listener for all three paths: the health address, else the metrics address.
-  std::string a = options.health_address == "0" ? options.metrics_address : options.health_address;
-  if (a == "0") a.clear();
-  if (!a.empty() && a.front() == ':') a = "0.0.0.0" + a;
-  o.health_address = a;
-}
-
 }  // namespace
 
 int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) {
@@ -149,7 +138,8 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   auto client = std::make_shared<kube::RestClient>(*config, co);
 
   runtime::ManagerOptions mo;
-  set_listen_addresses(mo, options, 0);
+  mo.metrics_address = options.metrics_address;
+  mo.health_address = options.health_address;
   mo.metrics = metrics;
   mo.cache_sync_timeout = options.cache_sync_timeout;
   mo.leader_election = options.leader_elect;

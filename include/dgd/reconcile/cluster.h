@@ -25,6 +25,11 @@ class Cluster {
   // The cached DGD, or nullopt when it is gone.
   virtual std::optional<nlohmann::json> get_dgd(const std::string& ns, const std::string& name) = 0;
 
+  // The DGD as the API server has it now (a quorum read, not the cache): nullopt when it
+  // is gone. Read before creating children, so a cache that lags a deletion never makes
+  // the operator re-create what the garbage collector is removing (upstream #8204).
+  virtual kube::Result<std::optional<nlohmann::json>> read_dgd(const std::string& ns, const std::string& name) = 0;
+
   // False while the server does not serve `kind` (its CRD is missing): its
   // children are then neither read nor written.
   virtual bool serves(const ChildKind& kind) = 0;

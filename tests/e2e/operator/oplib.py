@@ -185,7 +185,7 @@ class OperatorEnv:
         return json.loads(self.kubectl(*args).stdout)["items"]
 
     # -- scenario steps -----------------------------------------------------------
-    def prepare_namespace(self, ns):
+    def prepare_namespace(self, ns, claim="shared-model-cache"):
         """What the recipe page asks for first: namespace, token secret, model cache PVC."""
         # `kubectl create <generator>` sends protobuf, which kube-sim refuses: apply JSON.
         self.kubectl("apply", "-f", "-", input=json.dumps(
@@ -194,13 +194,16 @@ class OperatorEnv:
             {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hf-token-secret"},
              "stringData": {"HF_TOKEN": "test-token"}}))
         pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-               "metadata": {"name": "shared-model-cache"},
+               "metadata": {"name": claim},
                "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Ti"}}}}
         self.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(pvc))
 
     def apply_recipe(self, recipe, ns="dynamo"):
         """kubectl apply -k recipes/<recipe> -n ns; returns the DGD name."""
-        self.prepare_namespace(ns)
+        import yaml
+        with open(os.path.join(ROOT, "recipes", recipe, "dgd.yaml")) as f:
+            cache = ((yaml.safe_load(f)["spec"].get("model") or {}).get("cache") or {})
+        self.prepare_namespace(ns, cache.get("claimName", "shared-model-cache"))
         self.kubectl("apply", "-k", os.path.join(ROOT, "recipes", recipe), "-n", ns)
         return dgd_name_of(recipe)
 
@@ -208,7 +211,10 @@ class OperatorEnv:
         return self.get("dgd", name, ns, check=False)
 
     def wait_ready(self, name, ns="dynamo", timeout="120s"):
-        """The two waits a user runs: pods by the DGD label, then the DGD itself."""
+        """The two waits a user runs: pods by the DGD label, then the DGD itself. kubectl
+        wait -l fails at once when nothing matches yet, so first wait for the pods to exist."""
+        wait_until("pods of " + name, lambda: self.items("pods", ns, "nvidia.com/dynamo-graph-deployment-name=" + name),
+                   timeout=120)
         self.kubectl("wait", "--for=condition=Ready", "pod", "-l",
                      "nvidia.com/dynamo-graph-deployment-name=" + name, "-n", ns, "--timeout=" + timeout,
                      timeout=300)

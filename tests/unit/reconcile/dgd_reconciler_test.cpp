@@ -46,6 +46,13 @@ class FakeCluster final : public Cluster {
     if (it == objects.end()) return std::nullopt;
     return it->second;
   }
+  std::optional<json> server_dgd_override;  // what a quorum read returns when set
+  bool server_dgd_gone = false;
+  kube::Result<std::optional<json>> read_dgd(const std::string& ns, const std::string& name) override {
+    if (server_dgd_gone) return std::optional<json>();
+    if (server_dgd_override) return server_dgd_override;
+    return get_dgd(ns, name);
+  }
   bool serves(const ChildKind& kind) override { return not_served.count(kind.resource.to_string()) == 0; }
   std::vector<json> owned(const ChildKind& kind, const std::string& ns, const std::string& uid) override {
     std::vector<json> out;
@@ -311,6 +318,22 @@ TEST_F(DgdReconcilerTest, DgdBeingDeletedIsLeftToTheGarbageCollector) {
   cluster.dgd()["metadata"]["deletionTimestamp"] = "2026-11-30T06:00:00Z";
   cluster.dgd()["metadata"]["finalizers"] = json::array({"foregroundDeletion"});
   cluster.objects.erase("apps/Deployment/ns/g-frontend");  // the GC at work
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.writes(), 0);
+  EXPECT_EQ(cluster.objects.count("apps/Deployment/ns/g-frontend"), 0u);
+}
+
+TEST_F(DgdReconcilerTest, StaleCacheOfADeletedDgdNeverRecreatesChildren) {
+  settle();
+  // The GC removed a child; the cache still shows the DGD alive, the server does not.
+  cluster.objects.erase("apps/Deployment/ns/g-frontend");
+  json terminating = cluster.dgd();
+  terminating["metadata"]["deletionTimestamp"] = "2026-11-30T06:00:00Z";
+  cluster.server_dgd_override = terminating;
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.writes(), 0);
+  cluster.server_dgd_override.reset();
+  cluster.server_dgd_gone = true;
   ASSERT_TRUE(run().ok());
   EXPECT_EQ(cluster.writes(), 0);
   EXPECT_EQ(cluster.objects.count("apps/Deployment/ns/g-frontend"), 0u);
