@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cpprest/http_client.h>
+#include <pplx/threadpool.h>
 #include <cstring>
 
 #include "dgd/kube/credentials.h"
@@ -16,6 +17,15 @@ namespace dgd::kube {
 
 namespace http = web::http;
 namespace client = web::http::client;
+
+bool initialize_http_thread_pool(size_t threads) {
+  try {
+    crossplat::threadpool::initialize_with_threads(threads);
+    return true;
+  } catch (const std::exception&) {
+    return false;  // already initialized (first cpprest use came earlier)
+  }
+}
 
 std::string describe_ssl_error(unsigned long code) {
   char buf[256];

@@ -63,6 +63,12 @@ std::unique_ptr<HttpTransport> make_cpprest_transport(const RestConfig& config,
                                                       std::shared_ptr<Credentials> credentials,
                                                       TransportOptions options = {});
 
+// Sizes the HTTP library's shared thread pool (cpprest's default is 40 threads; a few do
+// better, cpp-stack.md §2.1). REQUIRES: called first in main, after
+// block_termination_signals() and before any client or listener exists. Returns false if
+// the pool was already initialized.
+bool initialize_http_thread_pool(size_t threads = 4);
+
 // Human-readable text of an OpenSSL error code as carried in cpprest's error_code.
 std::string describe_ssl_error(unsigned long code);
 

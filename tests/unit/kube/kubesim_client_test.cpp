@@ -117,6 +117,16 @@ TEST(KubeSimClient, WrongHostNameIsRefused) {
   EXPECT_EQ(r.error().kind, ErrorKind::kTransport) << r.error().to_string();
 }
 
+TEST(KubeSimClient, TlsServerNameVerifiesAnotherName) {
+  KubeSimProcess sim({"--tls", "--tls-san", "api.internal"});
+  ASSERT_TRUE(sim.ok()) << sim.log();
+  RestConfig c = sim.config();
+  c.tls_server_name = "api.internal";  // kubeconfig clusters[].cluster.tls-server-name
+  RestClient client(c, quick());
+  auto r = client.list(resources::config_maps(), "default");
+  EXPECT_TRUE(r.ok()) << r.error().to_string();
+}
+
 TEST(KubeSimClient, InsecureSkipVerifyIsHonoured) {
   KubeSimProcess sim({"--tls"});
   KubeSimProcess other({"--tls"});
