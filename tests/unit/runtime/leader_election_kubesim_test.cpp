@@ -27,9 +27,9 @@ using nlohmann::json;
 using testing::KubeSimProcess;
 using namespace std::chrono_literals;
 
-constexpr auto kLease = 3000ms;
-constexpr auto kRenew = 2000ms;
-constexpr auto kRetry = 250ms;
+constexpr auto kLease = 5000ms;
+constexpr auto kRenew = 3500ms;
+constexpr auto kRetry = 300ms;
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
