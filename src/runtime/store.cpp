@@ -37,6 +37,7 @@ std::shared_ptr<const CachedObject> CachedObject::make(json object) {
   }
   o->owner_refs_.shrink_to_fit();
   o->json_ = object.dump();
+  o->json_.shrink_to_fit();  // dump() grows geometrically: up to 2x the text otherwise
   return o;
 }
 
