@@ -69,6 +69,11 @@ json apply(const ResourceType& t, const json* current, const json& applied, cons
   o.force = force;
   o.status_subresource = t.has_status;
   o.time = rules::now_rfc3339();
+  // The apiserver checks this before anything else, as a 400 (structuredmerge.go).
+  if (auto m = applied.find("metadata"); m != applied.end() && m->is_object()) {
+    if (auto mf = m->find("managedFields"); mf != m->end() && !mf->is_null())
+      throw ApiError::bad_request("metadata.managedFields must be nil");
+  }
   try {
     auto r = dgd::kube::server_side_apply(current ? *current : json(), applied, schema_of(t), o);
     if (!r.ok()) throw ApiError::from_status(dgd::kube::conflict_status(r.conflicts));
