@@ -50,6 +50,28 @@ std::vector<std::string> split(const std::string& s, char sep) {
 // Go strconv.ParseBool: the Python client sends "True".
 bool truthy(const std::string& v) { return v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True"; }
 
+// ValidateListOptions of a plain LIST (apimachinery internalversion/validation):
+// 422 Invalid on ListOptions.meta.k8s.io, as the apiserver answers.
+void validate_list_options(const std::string& rv, const std::string& match, const std::string& cont,
+                           bool send_initial_events) {
+  json causes = json::array();
+  auto forbid = [&](const std::string& field, const std::string& why) {
+    causes.push_back({{"reason", "FieldValueForbidden"}, {"field", field}, {"message", "Forbidden: " + why}});
+  };
+  if (!match.empty()) {
+    if (rv.empty()) forbid("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided");
+    if (!cont.empty()) forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided");
+    if (match != "Exact" && match != "NotOlderThan")
+      causes.push_back({{"reason", "FieldValueNotSupported"}, {"field", "resourceVersionMatch"},
+                        {"message", "Unsupported value: \"" + match +
+                                        "\": supported values: \"Exact\", \"NotOlderThan\", \"\""}});
+    if (match == "Exact" && rv == "0")
+      forbid("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+  }
+  if (send_initial_events) forbid("sendInitialEvents", "sendInitialEvents is forbidden for list");
+  if (!causes.empty()) throw ApiError::invalid("meta.k8s.io", "ListOptions", "", causes);
+}
+
 std::string scale_selector(const ResourceType& t, const json& obj) {
   if (!t.scale_selector_path.empty()) return eval_jsonpath(obj, t.scale_selector_path);
   if (!obj.contains("spec") || !obj["spec"].contains("selector")) return "";
@@ -419,6 +441,8 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     lo.continue_token = c.q("continue");
     lo.resource_version = c.q("resourceVersion");
     lo.resource_version_match = c.q("resourceVersionMatch");
+    validate_list_options(lo.resource_version, lo.resource_version_match, lo.continue_token,
+                          !c.q("sendInitialEvents").empty());
     ListResult r = store_.list(t, lo);
     if (!c.table) return send(200, list_body(t, r));
     json tbl = make_table(t, r.items, true, c.q("includeObject").empty() ? "Metadata" : c.q("includeObject"));
