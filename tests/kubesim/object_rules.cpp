@@ -301,10 +301,43 @@ void apply_defaults(const ResourceType& t, json& obj, bool create) {
   }
 }
 
+namespace {
+// qos.GetPodQOS, which the apiserver stores on create: Guaranteed when every container
+// has cpu and memory limits equal to its requests, BestEffort when none has any, else
+// Burstable. Quantities compare by value (the object is not canonical yet here).
+std::string pod_qos_class(const json& pod) {
+  auto same = [](const json& a, const json& b) {
+    try {
+      auto text = [](const json& q) { return q.is_string() ? q.get<std::string>() : q.dump(); };
+      return patch::canonical_quantity(text(a)) == patch::canonical_quantity(text(b));
+    } catch (...) {
+      return a == b;  // malformed: validation answers 422 later
+    }
+  };
+  bool any = false, guaranteed = true;
+  const json& spec = pod.contains("spec") && pod["spec"].is_object() ? pod["spec"] : json::object();
+  for (const char* list : {"initContainers", "containers"}) {
+    if (!spec.contains(list) || !spec[list].is_array()) continue;
+    for (const auto& c : spec[list]) {
+      const json res = c.is_object() ? c.value("resources", json::object()) : json::object();
+      const json req = res.is_object() ? res.value("requests", json::object()) : json::object();
+      const json lim = res.is_object() ? res.value("limits", json::object()) : json::object();
+      for (const char* r : {"cpu", "memory"}) {
+        const bool has_req = req.is_object() && req.contains(r), has_lim = lim.is_object() && lim.contains(r);
+        any = any || has_req || has_lim;
+        if (!has_lim || (has_req && !same(req[r], lim[r]))) guaranteed = false;
+      }
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+}  // namespace
+
 void reset_status_on_create(const ResourceType& t, json& obj) {
   if (t.has_status && t.kind != "Node") obj.erase("status");
   if (t.group.empty() && t.kind == "Pod")
-    obj["status"] = {{"phase", "Pending"}, {"qosClass", "BestEffort"}};
+    obj["status"] = {{"phase", "Pending"}, {"qosClass", pod_qos_class(obj)}};
   if (t.group.empty() && t.kind == "Namespace") obj["status"] = {{"phase", "Active"}};
   if (t.group.empty() && t.kind == "PersistentVolumeClaim") obj["status"] = {{"phase", "Pending"}};
   if (t.group.empty() && t.kind == "Service") obj["status"] = {{"loadBalancer", json::object()}};
