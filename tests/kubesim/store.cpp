@@ -482,17 +482,25 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
   return out;
 }
 
+namespace {
+// The apiserver's checkName: the object's name must be the one on the URL.
+void check_url_name(const json& obj, const std::string& name) {
+  if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].is_object()) return;
+  const auto n = obj["metadata"].find("name");
+  if (n == obj["metadata"].end() || !n->is_string()) return;
+  const std::string body_name = n->get<std::string>();
+  if (!body_name.empty() && body_name != name)
+    throw ApiError::bad_request("the name of the object (" + body_name + ") does not match the name on the URL (" +
+                                name + ")");
+}
+}  // namespace
+
 json Store::update(const ResourceType& t, const std::string& ns, const std::string& name, json obj,
                    const WriteOptions& o) {
   std::lock_guard lock(mu_);
   const json* cur = find(t, ns, name);
   if (!cur) throw ApiError::not_found(t.group, t.plural, name);
-  if (obj.is_object() && obj.contains("metadata") && obj["metadata"].is_object()) {
-    std::string body_name = obj["metadata"].value("name", "");
-    if (!body_name.empty() && body_name != name)
-      throw ApiError::bad_request("the name of the object (" + body_name + ") does not match the name on the URL (" +
-                                  name + ")");
-  }
+  check_url_name(obj, name);
   return do_update(t, *cur, std::move(obj), o, t.custom);
 }
 
@@ -507,6 +515,7 @@ json Store::mutate(const ResourceType& t, const std::string& ns, const std::stri
       desired["metadata"]["name"] = name;
     return do_create(t, ns, std::move(desired), o);
   }
+  check_url_name(desired, name);  // a patch may not rename (patch.go checkName)
   return do_update(t, *cur, std::move(desired), o, false);
 }
 
