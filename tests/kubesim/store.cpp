@@ -622,12 +622,15 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
     }
   }
   if (o.dry_run) return obj;
+  // The update that empties the finalizers of a deleting object is not stored: the
+  // apiserver deletes at once (errEmptiedFinalizers), so watchers see no MODIFIED, only
+  // DELETED carrying the last stored state.
+  if (finishing) return erase_now(t, current, false);
   ++rv_;
   obj["metadata"]["resourceVersion"] = std::to_string(rv_);  // record_update replaced `obj`: no `md` here
   const std::string k = key(meta_str(obj, "namespace"), name);
   bucket(t)[k] = obj;
   emit("MODIFIED", t, obj, current);
-  if (finishing) return erase_now(t, obj, false);
   return obj;
 }
 
