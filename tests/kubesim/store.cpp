@@ -291,8 +291,10 @@ json Store::do_create(const ResourceType& t, const std::string& ns, json obj, co
     obj["kind"] = t.kind;
   }
   if (!obj.contains("apiVersion") || obj["apiVersion"] == "") obj["apiVersion"] = t.api_version();
-  if (obj["kind"] != t.kind)
-    throw ApiError::bad_request("the API version in the data (" + obj["apiVersion"].get<std::string>() +
+  const std::string body_av = obj["apiVersion"].is_string() ? obj["apiVersion"].get<std::string>() : obj["apiVersion"].dump();
+  const std::string body_group = body_av.find('/') == std::string::npos ? "" : body_av.substr(0, body_av.find('/'));
+  if (obj["kind"] != t.kind || body_group != t.group)  // e.g. apps/v1 ConfigMap posted to /api/v1
+    throw ApiError::bad_request("the API version in the data (" + body_av +
                                 ") does not match the expected API version (" + t.api_version() + ")");
   if (!obj.contains("metadata") || !obj["metadata"].is_object()) obj["metadata"] = json::object();
   json& md = obj["metadata"];
