@@ -78,6 +78,12 @@ void lowerPlacement(const api::Dgd& graph, const api::Component& c, json& pt, js
     spec["nodeSelector"]["nvidia.com/gpu.product"] = gpuProductLabel(*p.gpu);
     spec["nodeSelector"]["kubernetes.io/arch"] = gpuArch(*p.gpu);
     addToleration(spec, {{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}});
+    if (*p.gpu == api::GpuProduct::kGB200) {
+      // GB200 trays are commonly tainted by architecture so that amd64-only images
+      // stay off them (recipes.md §5.6: the GB200 recipes tolerate this taint).
+      addToleration(spec, {{"key", "kubernetes.io/arch"}, {"operator", "Equal"}, {"value", "arm64"},
+                           {"effect", "NoSchedule"}});
+    }
   }
 
   if (p.rdma && p.rdma->resource && p.rdma->perWorker) {
