@@ -133,6 +133,11 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
     container["resources"] = m->download->resources;
   }
   json meta = childMetadata(graph, downloadJobName(claim, *m->id, revision), ns, labels);
+  // The download pod must not carry the graph's name label: the recipe pages wait for
+  // `kubectl wait --for=condition=Ready pod -l <dgd-name label>`, and a Completed
+  // download pod never turns Ready, so that wait would hang.
+  json podLabels = labels;
+  podLabels.erase(kLabelDgdName);
   meta["annotations"]["nvidia.com/model-id"] = *m->id;
   if (!revision.empty()) meta["annotations"]["nvidia.com/model-revision"] = revision;
   json podSpec = {{"restartPolicy", "Never"},
@@ -146,7 +151,7 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
   }
   return json{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", meta},
               {"spec", {{"backoffLimit", 3}, {"completions", 1}, {"parallelism", 1},
-                        {"template", {{"metadata", {{"labels", labels}}}, {"spec", podSpec}}}}}};
+                        {"template", {{"metadata", {{"labels", podLabels}}}, {"spec", podSpec}}}}}};
 }
 
 }  // namespace dgd::render::detail
