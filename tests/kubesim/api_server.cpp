@@ -377,6 +377,8 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     throw method_not_allowed();
   if (t.namespaced && ns.empty() && (verb == "create" || verb == "deletecollection" || !name.empty()))
     throw not_found;
+  // Injected faults (/sim/v1/faults) answer a routed request before any work is done.
+  if (auto fault = faults_.take(verb, resource, group, ns, name, c.rec.user_agent, c.identity.user)) throw *fault;
 
   auto send = [&](int status, const json& body) {
     HttpResponse r;
@@ -718,6 +720,12 @@ void ApiServer::serve_admin(Call& c, ResponseWriter& out) {
   if (sub == "compact" && m == "POST") {
     store_.compact_history();
     return send(200, {{"resourceVersion", std::to_string(store_.current_rv())}});
+  }
+  if (sub == "faults" && m == "POST") return send(201, faults_.add(parse_json_body(c.req.body)));
+  if (sub == "faults" && m == "GET") return send(200, faults_.list());
+  if (sub == "faults" && m == "DELETE") {
+    faults_.clear();
+    return send(200, {{"cleared", true}});
   }
   if (sub == "cut-watches" && m == "POST") return send(200, {{"closed", store_.close_watches()}});
   if (sub == "state" && m == "GET")

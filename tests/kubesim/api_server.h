@@ -8,6 +8,7 @@
 #pragma once
 
 #include "kubesim/auth.h"
+#include "kubesim/faults.h"
 #include "kubesim/http_types.h"
 #include "kubesim/request_log.h"
 #include "kubesim/resource_registry.h"
@@ -46,6 +47,7 @@ class ApiServer {
   TokenAuthenticator& tokens_;
   RequestLog& log_;
   ApiServerOptions opts_;
+  FaultSet faults_;  // /sim/v1/faults
   std::atomic<bool> stopping_{false};
 };
 
