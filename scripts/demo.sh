@@ -13,9 +13,8 @@ case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 KUBE_SIM="${KUBE_SIM:-$BUILD/tests/kubesim/kube-sim}"
 DGD_OPERATOR="${DGD_OPERATOR:-$BUILD/dgd-operator}"
 PROFILE="${DEMO_PROFILE:-$ROOT/tests/kubesim/profiles/h200-4x.yaml}"
-# Instant-ish kubelets. The model-download Job's pod carries the DGD label too, so it is
-# kept running through the wait (a completed pod is never Ready).
-SIM_ARGS=(--kubelet-start-delay 0.3 --kubelet-ready-delay 1 --job-duration 3600)
+# Instant-ish kubelets and model download.
+SIM_ARGS=(--kubelet-start-delay 0.3 --kubelet-ready-delay 1 --job-duration 2)
 RECIPE="recipes/deepseek-v4.1-flash/vllm/disagg-h200-agentic"
 NAMESPACE="${NAMESPACE:-dynamo-demo}"
 TIMEOUT="${DEMO_TIMEOUT:-300s}"

@@ -95,11 +95,11 @@ class OperatorEnv:
     def __enter__(self):
         args = []
         if self.profile:
-            # Fast kubelets. The model-download Job's pod carries the DGD label, so it is
-            # kept running through `kubectl wait ... pod -l <dgd label>` (a completed pod
-            # is never Ready).
+            # Fast kubelets and download Jobs. The download Job's pod does not carry the
+            # DGD label, so the seed page's `kubectl wait ... pod -l <dgd label>` does
+            # not wait on a Completed (never Ready) pod.
             args += ["--profile", os.path.join(ROOT, "tests", "kubesim", "profiles", self.profile + ".yaml"),
-                     "--kubelet-start-delay", "0.2", "--kubelet-ready-delay", "0.5", "--job-duration", "3600",
+                     "--kubelet-start-delay", "0.2", "--kubelet-ready-delay", "0.5", "--job-duration", "0.5",
                      "--pod-termination-delay", "0.2"]
         self.sim = KubeSim(extra_args=args + self.sim_args).start()
         try:
