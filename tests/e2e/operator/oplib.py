@@ -246,5 +246,5 @@ class OperatorEnv:
 
 
 def quiet_seconds():
-    """The zero-writes window (DGD_E2E_QUIET_SECONDS, default 10; the acceptance run uses 30)."""
-    return float(os.environ.get("DGD_E2E_QUIET_SECONDS", "10"))
+    """The zero-writes window (DGD_E2E_QUIET_SECONDS, default 30 s as issue 5 asks)."""
+    return float(os.environ.get("DGD_E2E_QUIET_SECONDS", "30"))
