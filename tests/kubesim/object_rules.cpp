@@ -301,7 +301,6 @@ void apply_defaults(const ResourceType& t, json& obj, bool create) {
   }
 }
 
-namespace {
 // qos.GetPodQOS, which the apiserver stores on create: Guaranteed when every container
 // has cpu and memory limits equal to its requests, BestEffort when none has any, else
 // Burstable. Quantities compare by value (the object is not canonical yet here).
@@ -332,7 +331,6 @@ std::string pod_qos_class(const json& pod) {
   if (!any) return "BestEffort";
   return guaranteed ? "Guaranteed" : "Burstable";
 }
-}  // namespace
 
 void reset_status_on_create(const ResourceType& t, json& obj) {
   if (t.has_status && t.kind != "Node") obj.erase("status");

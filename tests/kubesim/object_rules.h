@@ -30,6 +30,10 @@ void validate(const ResourceType& t, const nlohmann::json& obj);
 // Node), then the initial status (Pod Pending, Namespace Active, PVC Pending, CRD
 // Established).
 void reset_status_on_create(const ResourceType& t, nlohmann::json& obj);
+
+// The pod's QoS class as the apiserver computes it (qos.GetPodQOS): Guaranteed, Burstable
+// or BestEffort. Shared with the simulated kubelet so both write the same value.
+std::string pod_qos_class(const nlohmann::json& pod);
 // True when anything but metadata (and status, for kinds with a status subresource) differs.
 bool spec_changed(const ResourceType& t, const nlohmann::json& before, const nlohmann::json& after);
 // fieldValidation: for built-ins the top level and metadata are checked; for custom

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "kubesim/object_rules.h"
+
 namespace kubesim::cluster {
 namespace {
 
@@ -13,25 +15,6 @@ std::string hex_id(const std::string& seed) {
   uint32_t a = fnv32a(seed), b = fnv32a(seed, a), c = fnv32a(seed, b), d = fnv32a(seed, c);
   std::snprintf(buf, sizeof buf, "%08x%08x%08x%08x%08x%08x%08x%08x", a, b, c, d, a ^ c, b ^ d, a ^ d, b ^ c);
   return buf;
-}
-
-std::string qos_class(const Json& pod) {
-  bool any = false, guaranteed = true;
-  for (const char* list : {"containers", "initContainers"}) {
-    const Json& cs = at_path(pod, {"spec", list});
-    if (!cs.is_array()) continue;
-    for (const auto& c : cs) {
-      const Json& req = at_path(c, {"resources", "requests"});
-      const Json& lim = at_path(c, {"resources", "limits"});
-      for (const char* r : {"cpu", "memory"}) {
-        bool has_req = req.is_object() && req.contains(r), has_lim = lim.is_object() && lim.contains(r);
-        if (has_req || has_lim) any = true;
-        if (!has_lim || (has_req && req[r] != lim[r])) guaranteed = false;
-      }
-    }
-  }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
 }
 
 std::string annotation(const Json& obj, const char* key) {
@@ -252,7 +235,7 @@ Writes Kubelets::sync(const Snapshot& snap, const Env& env, TimePoint* next_wake
       status["initContainerStatuses"] = init_statuses;
     }
     status["phase"] = finished ? (failed ? "Failed" : "Succeeded") : running ? "Running" : "Pending";
-    status["qosClass"] = qos_class(pod);
+    status["qosClass"] = rules::pod_qos_class(pod);
     status["startTime"] = format_time(tr.bound_at);
     if (!host_ip.empty()) {
       status["hostIP"] = host_ip;

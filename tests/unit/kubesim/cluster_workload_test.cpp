@@ -54,6 +54,20 @@ TEST(ClusterKubelet, PodGoesPendingRunningReadyAfterTheDelays) {
   EXPECT_EQ(c.step(), 0u);  // no writes at rest
 }
 
+TEST(ClusterKubelet, QosClassComparesQuantitiesByValueAsTheServerDoes) {
+  // requests cpu "1" and limits "1000m" are equal: the apiserver calls this Guaranteed,
+  // and the kubelet must not rewrite it to Burstable.
+  FakeCluster c(KubeletOptions{0ms, 0ms, 0ms, 0ms});
+  c.add("nodes", gpu_node("n1"));
+  Json pod = make_pod("p");
+  pod["spec"]["containers"][0]["resources"] = {
+      {"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}, {"limits", {{"cpu", "1000m"}, {"memory", "1024Mi"}}}};
+  c.add("pods", pod);
+  c.step();
+  c.step();
+  EXPECT_EQ(str_at(*c.find("pods", "default", "p"), {"status", "qosClass"}), "Guaranteed");
+}
+
 TEST(ClusterKubelet, ReadyAnnotationTurnsPodUnreadyAndBack) {
   FakeCluster c;
   c.add("nodes", gpu_node("n1"));
