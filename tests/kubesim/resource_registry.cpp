@@ -28,7 +28,7 @@ ResourceType make(std::string group, std::string version, std::string kind, std:
 
 const std::vector<std::string> kBuiltinGroupOrder = {
     "", "apps", "events.k8s.io", "authentication.k8s.io", "batch", "coordination.k8s.io", "rbac.authorization.k8s.io",
-    "apiextensions.k8s.io", "resource.k8s.io", "resource.nvidia.com"};
+    "apiextensions.k8s.io", "policy", "resource.k8s.io", "resource.nvidia.com"};
 
 json subresource_doc(const ResourceType& t, const std::string& sub) {
   json rk = sub == "scale" ? json{{"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"}}
@@ -60,6 +60,8 @@ ResourceRegistry::ResourceRegistry() {
   add(make("events.k8s.io", "v1", "Event", "events", true, {"ev"}));
   add(with(make("batch", "v1", "Job", "jobs", true, {}, all), true, false, true));
   add(make("coordination.k8s.io", "v1", "Lease", "leases", true));
+  // Stored only (no eviction API): the operator's install carries a PodDisruptionBudget.
+  add(with(make("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, {"pdb"}), true, false, true));
   add(make("rbac.authorization.k8s.io", "v1", "Role", "roles", true));
   add(make("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true));
   add(make("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false));
