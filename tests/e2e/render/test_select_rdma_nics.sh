@@ -1,14 +1,39 @@
 #!/bin/bash
 # The H200 disaggregated start-up wrapper (recipes/scripts/select-rdma-nics.sh) derives
-# UCX_NET_DEVICES from the SR-IOV device plugin's variables and a sysfs tree. Runs it
-# against a fake sysfs: the right NICs in natural order when all is well, a clear error
-# and non-zero exit when a device is missing, duplicated or down.
+# UCX_NET_DEVICES from the SR-IOV device plugin's variables and a sysfs tree. The script
+# under test is taken from the rendered worker Deployments' command (what the pods run,
+# byte for byte), and run against a fake sysfs: the right NICs in natural order when all
+# is well, a clear error and non-zero exit when a device is missing, duplicated or down.
 set -euo pipefail
 SRC="${DGD_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}"
-SCRIPT="$SRC/recipes/scripts/select-rdma-nics.sh"
+DGDCTL="${DGDCTL:-$SRC/build/dgdctl}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 fails=0
+
+SCRIPT="$TMP/select-rdma-nics.sh"
+"$DGDCTL" render -f "$SRC/recipes/deepseek-v4.1-flash/vllm/disagg-h200-agentic/dgd.yaml" -o json >"$TMP/rendered.json"
+/usr/bin/python3 - "$TMP/rendered.json" "$SCRIPT" <<'PY'
+import json, sys
+scripts, workers = set(), 0
+for o in json.load(open(sys.argv[1]))["items"]:
+    if o["kind"] != "Deployment":
+        continue
+    c = o["spec"]["template"]["spec"]["containers"][0]
+    cmd = c.get("command") or []
+    if cmd[:2] != ["/bin/bash", "-lc"]:
+        continue
+    # bash -lc SCRIPT -- python3 ARGS...: the engine command follows as "$@".
+    assert cmd[3:] == ["--", "python3"], (o["metadata"]["name"], cmd[3:])
+    assert c["resources"]["limits"].get("rdma/ib") == "4", c["resources"]
+    assert c["resources"]["requests"].get("rdma/ib") == "4", c["resources"]
+    scripts.add(cmd[2])
+    workers += 1
+assert workers == 2 and len(scripts) == 1, "prefill and decode must run one wrapper: %d workers, %d scripts" % (workers, len(scripts))
+script = scripts.pop()
+assert "PCIDEVICE_" in script and "UCX_NET_DEVICES" in script, script[:200]
+open(sys.argv[2], "w").write(script)
+PY
 
 # fake_nic ROOT UVERBS IBDEV STATE [fallback]: one verbs device and its IB port.
 fake_nic() {
@@ -40,7 +65,7 @@ run() {
   local name="$1" want_rc="$2" want_text="$3"; shift 3
   local out rc=0
   out="$(env -i PATH="$PATH" HOME="$TMP" "$@" \
-        bash -c "$(cat "$SCRIPT")" -- sh -c 'echo "engine sees UCX_NET_DEVICES=$UCX_NET_DEVICES"' 2>&1)" || rc=$?
+        bash -lc "$(cat "$SCRIPT")" -- sh -c 'echo "engine sees UCX_NET_DEVICES=$UCX_NET_DEVICES"' 2>&1)" || rc=$?
   if [[ "$rc" != "$want_rc" ]] || ! grep -qF -- "$want_text" <<<"$out"; then
     echo "FAIL: $name: rc=$rc (want $want_rc), output:"; echo "$out" | sed 's/^/    /'
     echo "    (wanted text: $want_text)"
