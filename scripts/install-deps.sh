@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-kubernetes python3-yaml
+  lua5.1    # tests: the Argo CD health script of docs/gitops.md (Argo CD runs Lua 5.1)
   curl procps
 )
 if [ "${DGD_WITH_CLANG:-0}" = 1 ]; then
