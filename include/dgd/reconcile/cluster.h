@@ -53,6 +53,14 @@ class Cluster {
   virtual kube::Result<nlohmann::json> update_status(const nlohmann::json& dgd) = 0;
   // POST of a core v1 Event; AlreadyExists is success.
   virtual kube::Status create_event(const nlohmann::json& event) = 0;
+
+  // Placement (placement.h), from the pod and node caches. A Cluster without them
+  // returns nothing and the DGD reports no Placement condition.
+  // Cached pods of DGD ns/name (label nvidia.com/dynamo-graph-deployment-name).
+  virtual std::vector<nlohmann::json> dgd_pods(const std::string& /*ns*/, const std::string& /*name*/) { return {}; }
+  // Every cached pod (the operator's, all DGDs) and every node.
+  virtual std::vector<nlohmann::json> cached_pods() { return {}; }
+  virtual std::vector<nlohmann::json> cached_nodes() { return {}; }
 };
 
 }  // namespace dgd::reconcile

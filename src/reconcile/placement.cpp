@@ -1,0 +1,464 @@
+#include "dgd/reconcile/placement.h"
+
+#include <algorithm>
+#include <map>
+
+#include "dgd/render/render.h"
+
+namespace dgd::reconcile {
+namespace {
+
+using nlohmann::json;
+
+const json& at(const json& obj, std::initializer_list<const char*> path) {
+  static const json kNull;
+  const json* cur = &obj;
+  for (const char* k : path) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(k);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+std::string str(const json& obj, std::initializer_list<const char*> path) {
+  const json& v = at(obj, path);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+bool is_extended(const std::string& r) {
+  return r != "cpu" && r != "memory" && r != "ephemeral-storage" && r != "pods";
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep, const std::string& last_sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += (i + 1 == parts.size()) ? last_sep : sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string node_list(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  const size_t total = names.size();
+  if (total > 3) {
+    names.resize(3);
+    names.push_back("and " + std::to_string(total - 3) + " more");
+    return join(names, ", ", ", ");
+  }
+  return join(names, ", ", ", ");
+}
+
+// "nodeSelector a=b, c=d" (+ "and required node affinity").
+std::string selector_text(const json& pod) {
+  std::vector<std::string> parts;
+  const json& sel = at(pod, {"spec", "nodeSelector"});
+  if (sel.is_object()) {
+    for (auto it = sel.begin(); it != sel.end(); ++it) {
+      parts.push_back(it.key() + "=" + (it.value().is_string() ? it.value().get<std::string>() : it.value().dump()));
+    }
+  }
+  std::string out = parts.empty() ? "" : "nodeSelector " + join(parts, ", ", ", ");
+  if (at(pod, {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"}).is_object()) {
+    out += out.empty() ? "its required node affinity" : " and its required node affinity";
+  }
+  return out.empty() ? "its scheduling constraints" : out;
+}
+
+// The resources a sentence names: the extended ones the pod requests (GPUs, RDMA),
+// plus any other that was reported short.
+std::vector<std::string> named_resources(const ResourceAmounts& req, const std::set<std::string>& short_resources) {
+  std::vector<std::string> out;
+  // nvidia.com/gpu first: it is what people count.
+  if (req.count("nvidia.com/gpu") > 0 && req.at("nvidia.com/gpu") > 0) out.push_back("nvidia.com/gpu");
+  for (const auto& [r, v] : req) {
+    if (v > 0 && is_extended(r) && r != "nvidia.com/gpu") out.push_back(r);
+  }
+  for (const auto& r : short_resources) {
+    if (std::find(out.begin(), out.end(), r) == out.end() && (req.count(r) > 0 || r == "pods")) out.push_back(r);
+  }
+  return out;
+}
+
+// "4 free nvidia.com/gpu and 4 rdma/ib".
+std::string amounts_text(const ResourceAmounts& req, const std::vector<std::string>& resources) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < resources.size(); ++i) {
+    const std::string& r = resources[i];
+    const std::string amount = r == "pods" ? "1" : format_amount(r, req.count(r) > 0 ? req.at(r) : 0);
+    parts.push_back(amount + (i == 0 ? " free " : " ") + (r == "pods" ? "pod slot" : r));
+  }
+  return join(parts, ", ", " and ");
+}
+
+// The nodes that pass the filters that do not depend on other pods (cordon, taints,
+// selector): the same in every view of the cluster.
+std::vector<std::string> matching_nodes(const FitResult& r, const ClusterFit& view, const std::string& only_clique) {
+  std::set<std::string> refused_static;
+  for (const auto& n : r.refused) {
+    if (n.fails(FitFilter::kUnschedulable) || n.fails(FitFilter::kTaint) || n.fails(FitFilter::kNodeSelector)) {
+      refused_static.insert(n.node);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& n : view.nodes()) {
+    const std::string name = str(n, {"metadata", "name"});
+    if (refused_static.count(name) > 0) continue;
+    if (!only_clique.empty() && view.clique_of(name) != only_clique) continue;
+    out.push_back(name);
+  }
+  return out;
+}
+
+// Names the nodes a pod's required anti-affinity keeps it off: "the prefill node (h200-1)".
+std::string anti_affinity_text(const json& pod, const ClusterFit& view) {
+  const json& list = at(pod, {"spec", "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
+  const std::string ns = str(pod, {"metadata", "namespace"});
+  std::vector<std::string> whats, nodes;
+  if (list.is_array()) {
+    for (const auto& term : list) {
+      const json& sel = at(term, {"labelSelector"});
+      std::string what = str(sel, {"matchLabels", render::kLabelComponentType});
+      if (what.empty()) what = str(sel, {"matchLabels", render::kLabelComponent});
+      whats.push_back(what.empty() ? "pods it must not share a " + term.value("topologyKey", std::string("node")) +
+                                         " with"
+                                   : what);
+      for (const auto& n : view.nodes()) {
+        const std::string name = str(n, {"metadata", "name"});
+        if (!view.pods_on(name, sel, ns).empty()) nodes.push_back(name);
+      }
+    }
+  }
+  std::string out;
+  if (whats.empty()) {
+    out = "other than the nodes whose pods refuse it (their anti-affinity)";
+  } else {
+    out = "other than the " + join(whats, ", ", " and ") + " node";
+  }
+  if (!nodes.empty()) out += " (" + node_list(nodes) + ")";
+  return out;
+}
+
+// The clique the pod must join: fixed by its ComputeDomain's bound pods, or by the
+// pods its required clique affinity points at. "" when none is fixed yet.
+std::string required_clique(const json& pod, const ClusterFit& view) {
+  std::string c = view.fixed_clique(pod);
+  if (!c.empty()) return c;
+  const json& list = at(pod, {"spec", "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
+  if (!list.is_array()) return "";
+  const std::string ns = str(pod, {"metadata", "namespace"});
+  for (const auto& term : list) {
+    if (term.value("topologyKey", "") != kCliqueLabel) continue;
+    for (const auto& n : view.nodes()) {
+      const std::string name = str(n, {"metadata", "name"});
+      if (!view.pods_on(name, at(term, {"labelSelector"}), ns).empty()) return view.clique_of(name);
+    }
+  }
+  return "";
+}
+
+bool wants_clique(const json& pod) {
+  if (!claim_templates_of(pod).empty()) return true;
+  const json& list = at(pod, {"spec", "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
+  if (!list.is_array()) return false;
+  return std::any_of(list.begin(), list.end(), [](const json& t) { return t.value("topologyKey", "") == kCliqueLabel; });
+}
+
+std::string claim_name(const json& pod) {
+  auto t = claim_templates_of(pod);
+  if (t.empty()) return "";
+  return t.front().substr(t.front().find('/') + 1);
+}
+
+}  // namespace
+
+Refusal failing_filters(const FitResult& result) {
+  Refusal r;
+  for (const auto& n : result.refused) {
+    r.filters.insert(n.filters.begin(), n.filters.end());
+    for (const auto& s : n.shortfalls) r.short_resources.insert(s.resource);
+  }
+  return r;
+}
+
+Refusal parse_scheduler_message(const std::string& message) {
+  Refusal r;
+  const auto colon = message.find("nodes are available: ");
+  if (colon == std::string::npos) {
+    if (!message.empty()) r.other = true;
+    return r;
+  }
+  std::string body = message.substr(colon + std::string("nodes are available: ").size());
+  const auto pre = body.find(" preemption:");
+  if (pre != std::string::npos) body = body.substr(0, pre);
+  while (!body.empty() && (body.back() == '.' || body.back() == ' ')) body.pop_back();
+  size_t start = 0;
+  while (start < body.size()) {
+    size_t end = body.find(", ", start);
+    // A taint "{key: value}" holds no ", "; a part starts with its node count.
+    std::string part = body.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? body.size() : end + 2;
+    const auto sp = part.find(' ');
+    const std::string text = sp == std::string::npos ? part : part.substr(sp + 1);
+    if (text.rfind("Insufficient ", 0) == 0) {
+      r.filters.insert(FitFilter::kResources);
+      r.short_resources.insert(text.substr(13));
+    } else if (text == "Too many pods") {
+      r.filters.insert(FitFilter::kResources);
+      r.short_resources.insert("pods");
+    } else if (text.find(kCliqueLabel) != std::string::npos) {
+      r.filters.insert(FitFilter::kClique);
+    } else if (text.find("were unschedulable") != std::string::npos) {
+      r.filters.insert(FitFilter::kUnschedulable);
+    } else if (text.find("untolerated taint") != std::string::npos) {
+      r.filters.insert(FitFilter::kTaint);
+    } else if (text.find("node affinity/selector") != std::string::npos) {
+      r.filters.insert(FitFilter::kNodeSelector);
+    } else if (text.find("existing pods anti-affinity") != std::string::npos) {
+      r.filters.insert(FitFilter::kExistingAntiAffinity);
+    } else if (text.find("pod anti-affinity") != std::string::npos) {
+      r.filters.insert(FitFilter::kPodAntiAffinity);
+    } else if (text.find("pod affinity") != std::string::npos) {
+      r.filters.insert(FitFilter::kPodAffinity);
+    } else {
+      r.other = true;
+    }
+  }
+  return r;
+}
+
+std::optional<PlacementProblem> describe_refusal(const json& pod, const Refusal& refusal, const ClusterFit& view) {
+  if (refusal.other || refusal.filters.empty()) return std::nullopt;
+  const ResourceAmounts req = pod_requests(pod);
+  const FitResult sim = view.fit(pod);
+  const std::vector<std::string> matching = matching_nodes(sim, view, "");
+  const bool clique_bound = wants_clique(pod);
+  const std::string clique = clique_bound ? required_clique(pod, view) : "";
+
+  // Selector, taints or cordons exclude every node (true in any view: no pods involved).
+  if (matching.empty()) {
+    std::vector<std::string> tainted;
+    bool cordoned = false;
+    for (const auto& n : sim.refused) {
+      if (n.fails(FitFilter::kNodeSelector)) continue;
+      if (n.fails(FitFilter::kTaint)) tainted.push_back(n.taint);
+      if (n.fails(FitFilter::kUnschedulable)) cordoned = true;
+    }
+    std::sort(tainted.begin(), tainted.end());
+    tainted.erase(std::unique(tainted.begin(), tainted.end()), tainted.end());
+    std::string msg = "no node matches " + selector_text(pod);
+    if (!tainted.empty()) {
+      msg = "the nodes matching " + selector_text(pod) + " carry taint " + join(tainted, ", ", " and ") +
+            ", which the pod does not tolerate";
+    } else if (cordoned) {
+      msg = "the nodes matching " + selector_text(pod) + " are cordoned (unschedulable)";
+    }
+    return PlacementProblem{kReasonNoMatchingNode, msg};
+  }
+
+  const std::vector<std::string> resources = named_resources(req, refusal.short_resources);
+  const std::string amounts = resources.empty() ? "room" : amounts_text(req, resources);
+  const bool anti = refusal.filters.count(FitFilter::kPodAntiAffinity) > 0 ||
+                    refusal.filters.count(FitFilter::kExistingAntiAffinity) > 0;
+  const bool clique_refused = refusal.filters.count(FitFilter::kClique) > 0 ||
+                              (clique_bound && refusal.filters.count(FitFilter::kPodAffinity) > 0);
+
+  // A pod larger than any matching node: the shortfall, whatever else happens.
+  if (refusal.filters.count(FitFilter::kResources) > 0) {
+    for (const auto& r : resources) {
+      if (r == "pods") continue;
+      int64_t largest = 0;
+      std::string largest_node;
+      for (const auto& name : matching) {
+        const ResourceAmounts a = node_allocatable(*view.node(name));
+        const int64_t v = a.count(r) > 0 ? a.at(r) : 0;
+        if (v > largest || largest_node.empty()) {
+          largest = v;
+          largest_node = name;
+        }
+      }
+      const int64_t want = req.count(r) > 0 ? req.at(r) : 0;
+      if (want > largest) {
+        return PlacementProblem{kReasonInsufficientResources,
+                                "no node with " + format_amount(r, want) + " free " + r + ": each pod asks for " +
+                                    format_amount(r, want) + " " + r + " and the largest of the " +
+                                    std::to_string(matching.size()) + " node(s) matching " + selector_text(pod) +
+                                    " has " + format_amount(r, largest) + " allocatable (" + largest_node + ")"};
+      }
+    }
+  }
+
+  if (clique_refused || (clique_bound && !clique.empty())) {
+    std::string msg;
+    if (clique.empty()) {
+      msg = "no node with " + amounts + " carries a " + std::string(kCliqueLabel) + " label";
+    } else {
+      const std::string cd = claim_name(pod);
+      msg = "must join " + std::string(kCliqueLabel) + " " + clique +
+            " where the graph's other NVLink workers run" + (cd.empty() ? "" : " (resource claim template " + cd + ")") +
+            ", and no node there has " + amounts + (anti ? " " + anti_affinity_text(pod, view) : "") +
+            "; other cliques are refused, so the NVLink domain is not split";
+    }
+    return PlacementProblem{kReasonNVLinkClique, msg};
+  }
+  if (refusal.filters.count(FitFilter::kResources) > 0) {
+    std::string msg = "no node with " + amounts;
+    if (anti) msg += " " + anti_affinity_text(pod, view);
+    return PlacementProblem{kReasonInsufficientResources, msg};
+  }
+  if (anti) {
+    return PlacementProblem{kReasonNodeConflict, "every node with " + amounts + " is taken: it must run on a node " +
+                                                     anti_affinity_text(pod, view)};
+  }
+  if (refusal.filters.count(FitFilter::kPodAffinity) > 0) {
+    return PlacementProblem{kReasonNodeConflict, "no node satisfies its required pod affinity"};
+  }
+  // Only selector/taint/cordon reasons, yet this view finds matching nodes: the
+  // scheduler's view is newer; say what it said.
+  return std::nullopt;
+}
+
+std::optional<PlacementProblem> clique_capacity_problem(const std::vector<json>& group, const ClusterFit& view) {
+  if (group.empty()) return std::nullopt;
+  std::set<std::string> cliques;
+  for (const auto& n : view.nodes()) {
+    const std::string c = str(n, {"metadata", "labels", kCliqueLabel});
+    if (!c.empty()) cliques.insert(c);
+  }
+  const size_t need = group.size();
+  size_t best = 0;
+  std::string best_clique;
+  for (const auto& c : cliques) {
+    // Pods already bound in `c` stay; every other pod of the group must find room in `c`.
+    size_t room = 0;
+    ClusterFit trial = view;
+    for (const auto& p : group) {
+      const std::string node = str(p, {"spec", "nodeName"});
+      if (!node.empty() && view.clique_of(node) == c) ++room;
+    }
+    for (const auto& p : group) {
+      const std::string node = str(p, {"spec", "nodeName"});
+      if (!node.empty() && view.clique_of(node) == c) continue;
+      json unbound = p;
+      if (unbound.contains("spec")) unbound["spec"].erase("nodeName");
+      FitOptions o;
+      o.only_clique = c;
+      o.ignore_clique = true;
+      auto r = trial.fit(unbound, o);
+      if (!r.node) continue;
+      trial.bind(unbound, *r.node);
+      ++room;
+    }
+    if (room > best || best_clique.empty()) {
+      best = room;
+      best_clique = c;
+    }
+    if (room >= need) return std::nullopt;
+  }
+  const ResourceAmounts req = pod_requests(group.front());
+  const std::vector<std::string> res = named_resources(req, {});
+  std::string each;
+  for (const auto& r : res) each += (each.empty() ? "" : ", ") + format_amount(r, req.at(r)) + " " + r;
+  std::string msg = "workers need one " + std::string(kCliqueLabel) + " with room for " + std::to_string(need) +
+                    (each.empty() ? "" : " (" + each + " each)") + "; ";
+  msg += cliques.empty() ? "no node carries the label" : "the largest has room for " + std::to_string(best) +
+                                                             " (" + best_clique + ")";
+  return PlacementProblem{kReasonNVLinkClique, msg};
+}
+
+std::optional<Condition> placement_condition(const PlacementInput& in) {
+  if (in.pods.empty()) return std::nullopt;
+  std::vector<json> all = in.other_pods;
+  all.insert(all.end(), in.pods.begin(), in.pods.end());
+  const ClusterFit view(in.nodes, all);
+
+  struct PerComponent {
+    int bound = 0;
+    std::vector<const json*> unschedulable, waiting, gated;
+  };
+  std::map<std::string, PerComponent> by_component;
+  for (const auto& p : in.pods) {
+    if (!str(p, {"metadata", "deletionTimestamp"}).empty()) continue;
+    const std::string phase = str(p, {"status", "phase"});
+    if (phase == "Succeeded" || phase == "Failed") continue;
+    PerComponent& pc = by_component[str(p, {"metadata", "labels", render::kLabelComponent})];
+    if (!str(p, {"spec", "nodeName"}).empty()) {
+      ++pc.bound;
+      continue;
+    }
+    const json& gates = at(p, {"spec", "schedulingGates"});
+    if (gates.is_array() && !gates.empty()) {
+      pc.gated.push_back(&p);
+      continue;
+    }
+    const json* scheduled = nullptr;
+    const json& conds = at(p, {"status", "conditions"});
+    if (conds.is_array()) {
+      for (const auto& c : conds) {
+        if (c.value("type", "") == "PodScheduled") scheduled = &c;
+      }
+    }
+    if (scheduled != nullptr && scheduled->value("status", "") == "False" &&
+        scheduled->value("reason", "") == "Unschedulable") {
+      pc.unschedulable.push_back(&p);
+    } else {
+      pc.waiting.push_back(&p);
+    }
+  }
+
+  // False: one sentence per component with an unschedulable pod, in graph order.
+  std::vector<std::string> sentences;
+  std::string reason;
+  for (const auto& [name, desired] : in.components) {
+    (void)desired;
+    auto it = by_component.find(name);
+    if (it == by_component.end() || it->second.unschedulable.empty()) continue;
+    const auto& pods = it->second.unschedulable;
+    const json& pod = **std::min_element(pods.begin(), pods.end(), [](const json* a, const json* b) {
+      return str(*a, {"metadata", "name"}) < str(*b, {"metadata", "name"});
+    });
+    std::string message;
+    for (const auto& c : at(pod, {"status", "conditions"})) {
+      if (c.value("type", "") == "PodScheduled") message = c.value("message", "");
+    }
+    const std::string count =
+        pods.size() == 1 ? "1 pod" : std::to_string(pods.size()) + " pods";
+    auto problem = describe_refusal(pod, parse_scheduler_message(message), view);
+    if (!problem) problem = PlacementProblem{kReasonUnschedulable, "scheduler: " + message};
+    if (reason.empty()) reason = problem->reason;
+    sentences.push_back(name + ": " + count + " pending: " + problem->message);
+  }
+  if (!sentences.empty()) {
+    return Condition{kConditionPlacement, "False", reason, join(sentences, "; ", "; ")};
+  }
+
+  // Unknown: something is not yet bound, but nothing is refused.
+  std::vector<std::string> waiting;
+  std::string unknown_reason;
+  int total_bound = 0;
+  for (const auto& [name, desired] : in.components) {
+    auto it = by_component.find(name);
+    const PerComponent empty;
+    const PerComponent& pc = it == by_component.end() ? empty : it->second;
+    total_bound += pc.bound;
+    if (!pc.gated.empty()) {
+      waiting.push_back(name + ": " + std::to_string(pc.gated.size()) + " pod(s) held by scheduling gates");
+      if (unknown_reason.empty()) unknown_reason = "SchedulingGated";
+    } else if (!pc.waiting.empty()) {
+      waiting.push_back(name + ": " + std::to_string(pc.waiting.size()) + " pod(s) waiting for the scheduler");
+      if (unknown_reason.empty()) unknown_reason = "Scheduling";
+    } else if (pc.bound < desired) {
+      waiting.push_back(name + ": " + std::to_string(pc.bound) + " of " + std::to_string(desired) +
+                        " pod(s) created and bound");
+      if (unknown_reason.empty()) unknown_reason = "PodsNotCreated";
+    }
+  }
+  if (!waiting.empty()) return Condition{kConditionPlacement, "Unknown", unknown_reason, join(waiting, "; ", "; ")};
+  return Condition{kConditionPlacement, "True", "AllPodsBound",
+                   "all " + std::to_string(total_bound) + " pod(s) are bound to nodes"};
+}
+
+}  // namespace dgd::reconcile
