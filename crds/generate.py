@@ -360,6 +360,15 @@ SPEC_RULES = [
     ("!has(self.experimental)", "experimental upstream features are not supported by dgd-operator"),
 ]
 
+SMOKE_TEST = o("Serving check: once the graph is Ready the operator sends one chat completion to the frontend "
+               "and reports the Serving condition (docs/troubleshooting.md). Not part of upstream's API.", {
+    "enabled": b("Run the check. Default: true when spec.recipe names a catalog recipe, else false."),
+    "maxTokens": i("max_tokens of the request (default 512). Flash models reason first: too small a budget "
+                   "ends with content null and finish_reason length.", 1, 1048576),
+    "timeoutSeconds": i("Deadline for the answer (default 60).", 1, 3600),
+    "prompt": s("User message (default 'Reply with exactly: READY').", 4096, min_len=1),
+})
+
 SPEC = o("Desired state of the graph.", {
     "recipe": s("Catalog recipe used as the base, e.g. deepseek-v4.1-flash/vllm/disagg-h200-agentic.", 253,
                 pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
@@ -369,6 +378,7 @@ SPEC = o("Desired state of the graph.", {
     "labels": smap("Labels propagated to every child."),
     "model": MODEL,
     "placement": PLACEMENT,
+    "smokeTest": SMOKE_TEST,
     "components": COMPONENTS,
     "restart": raw("Upstream restart request ({id, strategy}); kept."),
     "priorityClassName": s("Upstream (Grove only): rejected.", 253),

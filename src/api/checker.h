@@ -59,6 +59,7 @@ class Checker {
   void checkSpec();
   void checkModel(const Model& m, const std::string& path);
   void checkPlacement(const Placement& p, const std::string& path);
+  void checkSmokeTest(const SmokeTest& t, const std::string& path);  // validate_smoke.cpp
   void checkComponent(size_t ci, const Component& c);
   void checkPodTemplate(size_t ci, const Component& c, const std::string& path);
   void checkEnvList(const std::vector<EnvVar>& env, const std::string& path, int component);

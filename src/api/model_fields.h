@@ -206,6 +206,12 @@ template <class V> void describe(V& v, Component& s) {
   v("router", s.router);
   v.passthrough(s.extra);
 }
+template <class V> void describe(V& v, SmokeTest& s) {
+  v("enabled", s.enabled);
+  v("maxTokens", s.maxTokens);
+  v("timeoutSeconds", s.timeoutSeconds);
+  v("prompt", s.prompt);
+}
 template <class V> void describe(V& v, Spec& s) {
   v("recipe", s.recipe);
   v("backendFramework", s.backendFramework);
@@ -214,6 +220,7 @@ template <class V> void describe(V& v, Spec& s) {
   v("labels", s.labels);
   v("model", s.model);
   v("placement", s.placement);
+  v("smokeTest", s.smokeTest);
   v("components", s.components);
   v.passthrough(s.extra);
 }

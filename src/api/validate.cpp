@@ -187,6 +187,7 @@ void Checker::checkSpec() {
   checkStringMap(s.labels, "spec.labels", true);
   if (s.model) checkModel(*s.model, "spec.model");
   if (s.placement) checkPlacement(*s.placement, "spec.placement");
+  if (s.smokeTest) checkSmokeTest(*s.smokeTest, "spec.smokeTest");
 
   // Upstream spec fields this operator does not implement: reject rather than ignore.
   for (auto it = s.extra.begin(); it != s.extra.end(); ++it) {

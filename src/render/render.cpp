@@ -225,7 +225,7 @@ RenderResult toUpstream(const api::Dgd& graph, const RenderOptions& options) {
   const std::string ns = namespaceOf(graph, options.defaultNamespace);
   json dgd = api::toJson(graph);
   json& spec = dgd["spec"];
-  for (const char* typed : {"recipe", "model", "placement"}) spec.erase(typed);
+  for (const char* typed : {"recipe", "model", "placement", "smokeTest"}) spec.erase(typed);
   dgd.erase("status");
   for (size_t i = 0; i < graph.spec.components.size(); ++i) {
     json& c = spec["components"][i];

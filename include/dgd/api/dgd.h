@@ -310,6 +310,18 @@ struct Router {
 };
 
 // ---------------------------------------------------------------------------------------
+// spec.smokeTest: the operator's serving check. Once the graph is Ready it sends one chat
+// completion to the frontend and reports the Serving condition (docs/troubleshooting.md).
+
+struct SmokeTest {
+  std::optional<bool> enabled;                   // default: true when spec.recipe names a catalog recipe
+  std::optional<int64_t> maxTokens;              // max_tokens of the request (default 512; 1..1048576)
+  std::optional<int64_t> timeoutSeconds;         // answer deadline (default 60; 1..3600)
+  std::optional<std::string> prompt;             // user message (default "Reply with exactly: READY")
+  bool operator==(const SmokeTest&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------
 // The graph.
 
 struct Component {
@@ -333,6 +345,7 @@ struct Spec {
   std::map<std::string, std::string> labels;     // propagated to all children
   std::optional<Model> model;                    // model id, revision, cache, download
   std::optional<Placement> placement;            // GPU product, RDMA, NVLink, separation
+  std::optional<SmokeTest> smokeTest;            // serving check after Ready (operator only; not lowered)
   std::vector<Component> components;             // the graph (list-map keyed by name)
   nlohmann::json extra = nlohmann::json::object();  // upstream spec fields not modelled here, verbatim
   bool operator==(const Spec&) const = default;
