@@ -4,12 +4,14 @@
 #include "kubesim/body_codec.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/patch_adapter.h"
+#include "kubesim/rbac_escalation.h"
 #include "kubesim/table_printer.h"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <thread>
+#include <tuple>
 
 namespace kubesim {
 
@@ -167,7 +169,8 @@ struct ApiServer::Call {
 };
 
 ApiServer::ApiServer(Store& store, TokenAuthenticator& tokens, RequestLog& log, ApiServerOptions opts)
-    : store_(store), registry_(store.registry()), tokens_(tokens), log_(log), opts_(opts) {}
+    : store_(store), registry_(store.registry()), tokens_(tokens), log_(log), opts_(opts),
+      authz_(store, opts.authorization_mode), sa_tokens_(store) {}
 
 void ApiServer::shutdown() {
   stopping_ = true;
@@ -219,6 +222,7 @@ void ApiServer::handle(const HttpRequest& req, ResponseWriter& out) {
     std::string authz = req.header("authorization");
     if (!c.identity.authenticated() && authz.rfind("Bearer ", 0) == 0) {
       auto id = tokens_.lookup(authz.substr(7));
+      if (!id) id = sa_tokens_.authenticate(authz.substr(7));
       if (!id) throw ApiError(401, "Unauthorized", "Unauthorized");
       c.identity = *id;
     }
@@ -228,6 +232,13 @@ void ApiServer::handle(const HttpRequest& req, ResponseWriter& out) {
       c.identity.groups = {"system:unauthenticated"};
     }
     c.rec.user = c.identity.user;
+    if (authz_.enforced_for(c.identity)) {  // RBAC: 403 before any work, logged with what was refused
+      const auto a = rbac::request_attributes(req.method, c.path, c.query);
+      if (a.resource_request)
+        std::tie(c.rec.verb, c.rec.group, c.rec.version, c.rec.resource, c.rec.subresource, c.rec.ns, c.rec.name) =
+            std::tie(a.verb, a.api_group, a.api_version, a.resource, a.subresource, a.ns, a.name);
+      authz_.check(c.identity, a);
+    }
     if (req.body_too_large)
       throw ApiError(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728");
     if (!serve_discovery(c, out)) serve_resource(c, out);
@@ -357,6 +368,15 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   if (!c.type) throw not_found;
   const ResourceType& t = *c.type;
   if (!t.namespaced && !ns.empty()) throw not_found;
+  if (sub == "token" && t.group.empty() && t.plural == "serviceaccounts" && c.req.method == "POST") {  // rbac_tokens.h
+    c.rec.verb = "create";
+    HttpResponse r;
+    r.status = 201;
+    r.body = sa_tokens_.request(ns, name, rbac::token_request_body(c.req.body, c.req.header("content-type"))).dump();
+    out.send(r);
+    c.rec.code = 201;
+    return;
+  }
   if (!sub.empty() && !((sub == "status" && t.has_status) || (sub == "scale" && t.has_scale))) throw not_found;
   c.table = c.req.header("accept").find("as=Table") != std::string::npos;
   const std::string& m = c.req.method;
@@ -387,6 +407,10 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     out.send(r);
     c.rec.code = status;
   };
+  // RBAC escalation prevention on Role/Binding writes (rbac_escalation.h).
+  if (verb == "create" || verb == "update" || verb == "patch")
+    rbac::admit_write(authz_, store_, c.identity, t, verb, ns, name, c.req.body, c.req.header("content-type"), c.query,
+                      c.q("fieldManager"));
   if (t.group == "authentication.k8s.io" && t.plural == "selfsubjectreviews") {
     if (verb != "create") throw method_not_allowed();
     json groups = c.identity.groups;
@@ -732,6 +756,15 @@ void ApiServer::serve_admin(Call& c, ResponseWriter& out) {
     return send(200, {{"resourceVersion", std::to_string(store_.current_rv())},
                       {"oldestResumableResourceVersion", std::to_string(store_.oldest_resumable_rv())},
                       {"openWatches", store_.open_watches()}});
+  if (sub == "serviceaccount-tokens" && m == "POST") {  // a TokenRequest without kubectl (rbac_tokens.h)
+    json b = parse_json_body(c.req.body);
+    if (!b.is_object() || !b["namespace"].is_string() || !b["name"].is_string())
+      throw ApiError::bad_request("want {\"namespace\": ..., \"name\": ..., \"expirationSeconds\": N}");
+    json spec = b.contains("expirationSeconds") ? json{{"expirationSeconds", b["expirationSeconds"]}} : json::object();
+    json tr = sa_tokens_.request(b["namespace"], b["name"], {{"spec", spec}});
+    return send(201, {{"token", tr["status"]["token"]}, {"expirationTimestamp", tr["status"]["expirationTimestamp"]},
+                      {"user", "system:serviceaccount:" + b["namespace"].get<std::string>() + ":" + b["name"].get<std::string>()}});
+  }
   if (sub == "tokens" && m == "GET") return send(200, {{"users", tokens_.users()}});
   if (sub == "tokens" && m == "POST") {
     json b = parse_json_body(c.req.body);

@@ -10,6 +10,8 @@
 #include "kubesim/auth.h"
 #include "kubesim/faults.h"
 #include "kubesim/http_types.h"
+#include "kubesim/rbac_authorizer.h"
+#include "kubesim/rbac_tokens.h"
 #include "kubesim/request_log.h"
 #include "kubesim/resource_registry.h"
 #include "kubesim/store.h"
@@ -26,6 +28,8 @@ struct ApiServerOptions {
   size_t watch_cut_after = 0;  // --watch-cut-after: end each watch after N events
   size_t max_body_bytes = 3 * 1024 * 1024;
   std::string git_version = "v1.32.4-kube-sim";
+  // --authorization-mode (rbac_authorizer.h): by default only ServiceAccount users are checked.
+  rbac::Mode authorization_mode = rbac::Mode::ServiceAccounts;
 };
 
 class ApiServer {
@@ -48,6 +52,8 @@ class ApiServer {
   RequestLog& log_;
   ApiServerOptions opts_;
   FaultSet faults_;  // /sim/v1/faults
+  rbac::Authorizer authz_;              // RBAC (rbac_authorizer.h, rbac_escalation.h)
+  rbac::ServiceAccountTokens sa_tokens_;  // TokenRequest (rbac_tokens.h)
   std::atomic<bool> stopping_{false};
 };
 

@@ -53,6 +53,12 @@ int main(int argc, char** argv) {
   app.add_option("--token", tokens, "accept bearer token TOKEN for user[:group,...] (repeatable), e.g. --token abc=alice:dev,ops");
   app.add_option("--require-auth", require_auth,
                  "reject anonymous requests with 401 (default: true with --tls, false without)");
+  std::string authorization_mode = "ServiceAccounts";
+  app.add_option("--authorization-mode", authorization_mode,
+                 "who RBAC (Roles, ClusterRoles and their bindings) applies to: ServiceAccounts (tokens from "
+                 "POST .../serviceaccounts/NAME/token), RBAC (every user but group system:masters) or AlwaysAllow")
+      ->check(CLI::IsMember({"AlwaysAllow", "ServiceAccounts", "RBAC"}))
+      ->capture_default_str();
   app.add_option("--history-window", history_window, "events kept for watch resume; older resourceVersions get 410 Expired")
       ->capture_default_str();
   app.add_option("--bookmark-interval", bookmark_interval, "seconds between BOOKMARK events on watches that allow them")
@@ -90,6 +96,7 @@ int main(int argc, char** argv) {
     ao.require_auth = require_auth.value_or(tls);
     ao.bookmark_interval = std::chrono::milliseconds(static_cast<long long>(bookmark_interval * 1000));
     ao.watch_cut_after = watch_cut_after;
+    ao.authorization_mode = kubesim::rbac::parse_mode(authorization_mode);
     kubesim::ApiServer api(store, authn, log, ao);
 
     kubesim::HttpServerOptions ho;
