@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:0", kubeconfig_out, data_file, tls_cert, tls_key, tls_ca, client_ca;
   std::string log_level = "warn";
   bool tls = false;
-  std::vector<std::string> sans, tokens;
+  std::vector<std::string> sans, tokens, without_resources;
   size_t history_window = 10000, watch_cut_after = 0;
   double bookmark_interval = 5;
   std::optional<bool> require_auth;
@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--watch-cut-after", watch_cut_after, "end every watch stream after N events (0 = never); a fault knob")
       ->capture_default_str();
+  app.add_option("--without-resource", without_resources,
+                 "do not serve GROUP/PLURAL (repeatable), as on a cluster lacking its CRD, e.g. "
+                 "resource.nvidia.com/computedomains; applying its CRD later serves it");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
   kubesim::cluster::ClusterOptions cluster_opts;
   kubesim::cluster::add_cli_options(app, cluster_opts);
@@ -81,6 +84,12 @@ int main(int argc, char** argv) {
 
   try {
     kubesim::ResourceRegistry registry;
+    for (const auto& gp : without_resources) {
+      const auto slash = gp.rfind('/');
+      const std::string group = slash == std::string::npos ? "" : gp.substr(0, slash);
+      const std::string plural = slash == std::string::npos ? gp : gp.substr(slash + 1);
+      if (!registry.unregister(group, plural)) throw std::runtime_error("--without-resource " + gp + ": not served");
+    }
     kubesim::StoreOptions so;
     so.history_window = history_window;
     kubesim::Store store(registry, so);

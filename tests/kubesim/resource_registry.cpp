@@ -221,6 +221,16 @@ void ResourceRegistry::unregister_crd(const std::string& crd_name) {
   ++generation_;
 }
 
+bool ResourceRegistry::unregister(const std::string& group, const std::string& plural) {
+  std::unique_lock lock(mu_);
+  const size_t before = types_.size();
+  types_.erase(std::remove_if(types_.begin(), types_.end(),
+                              [&](const ResourceTypePtr& t) { return t->group == group && t->plural == plural; }),
+               types_.end());
+  ++generation_;
+  return types_.size() != before;
+}
+
 std::vector<std::string> ResourceRegistry::group_order() const {
   std::vector<std::string> order;
   std::set<std::string> seen;

@@ -68,6 +68,9 @@ class ResourceRegistry {
   // an unusable CRD. Returns the registered types.
   std::vector<ResourceTypePtr> register_crd(const nlohmann::json& crd);
   void unregister_crd(const std::string& crd_name);
+  // Removes every version of group/plural, as on a cluster that lacks it (e.g. the
+  // ComputeDomain CRD of NVIDIA's DRA driver). False when nothing was served.
+  bool unregister(const std::string& group, const std::string& plural);
 
   // Discovery documents.
   nlohmann::json aggregated_discovery(bool core, const std::string& api_version) const;  // /api or /apis
