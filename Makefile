@@ -26,9 +26,16 @@ test-unit: build
 test-e2e: build
 	cd $(BUILD) && ctest -j $(CTEST_JOBS) -L e2e --output-on-failure
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-test-sanitize: deps
-	@test -f build-asan/CMakeCache.txt || cmake -S . -B build-asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DDGD_SANITIZE=ON
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer, built with clang in
+# build-asan. The same build holds the libFuzzer targets (`make fuzz`), so one compile serves
+# both; -O1 and line tables only keep that compile affordable on 2 cores.
+SANITIZE_CONFIGURE = DGD_WITH_CLANG=1 bash scripts/install-deps.sh && \
+	{ test -f build-asan/CMakeCache.txt || CXX=clang++ cmake -S . -B build-asan $(GENERATOR) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+	  -DDGD_SANITIZE=ON -DDGD_FUZZ=ON; }
+
+test-sanitize:
+	@$(SANITIZE_CONFIGURE)
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(CTEST_JOBS) --output-on-failure --timeout 1800
 
@@ -40,11 +47,11 @@ bench: deps
 	cmake --build build-bench -j $(JOBS)
 	bash bench/run.sh build-bench
 
+# libFuzzer targets (tests/fuzz) for FUZZ_SECONDS (default 60) or FUZZ_RUNS each; see docs/reliability.md.
 fuzz:
-	@DGD_WITH_CLANG=1 bash scripts/install-deps.sh
-	@test -f build-fuzz/CMakeCache.txt || CXX=clang++ cmake -S . -B build-fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDGD_FUZZ=ON -DDGD_SANITIZE=ON
-	cmake --build build-fuzz -j $(JOBS)
-	bash tests/fuzz/run.sh build-fuzz
+	@$(SANITIZE_CONFIGURE)
+	cmake --build build-asan -j $(JOBS) --target dgd_fuzzers
+	bash tests/fuzz/run.sh build-asan
 
 clean:
-	rm -rf $(BUILD) build-asan build-bench build-fuzz
+	rm -rf $(BUILD) build-asan build-bench
