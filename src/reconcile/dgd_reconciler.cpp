@@ -13,6 +13,7 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
 #include "dgd/reconcile/child_plan.h"
+#include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/status.h"
 #include "dgd/render/render.h"
 
@@ -394,6 +395,9 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       obs.template_current = is_controlled_by(*obs.deployment, uid) && holds(*obs.deployment, *want);
     }
     status_in.components.push_back(obs);
+  }
+  if (auto placement = placement_status(cluster_, key.ns, key.name, expanded->graph)) {
+    status_in.extra_conditions.push_back(*placement);
   }
   json status = compute_status(status_in);
   const bool changed = prev_status == dgd.end() || status_changed(*prev_status, status);

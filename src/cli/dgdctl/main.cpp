@@ -33,6 +33,10 @@ bool readInput(const std::string& file, std::string& text, std::string& source) 
 
 }  // namespace
 
+namespace dgd::cli {
+void add_plan_command(CLI::App& app);  // plan.cpp
+}
+
 int main(int argc, char** argv) {
   using dgd::cli::Format;
   CLI::App app{"dgdctl: NVIDIA Dynamo DynamoGraphDeployment recipes, expansion, rendering and validation.\n"
@@ -77,6 +81,8 @@ int main(int argc, char** argv) {
 
   auto* validateCmd = app.add_subcommand("validate", "check DGDs; exit 0 when valid, 1 with every problem and its field path");
   addFile(validateCmd);
+
+  dgd::cli::add_plan_command(app);
 
   CLI11_PARSE(app, argc, argv);
 
