@@ -362,7 +362,7 @@ SPEC_RULES = [
 
 SMOKE_TEST = o("Serving check: once the graph is Ready the operator sends one chat completion to the frontend "
                "and reports the Serving condition (docs/troubleshooting.md). Not part of upstream's API.", {
-    "enabled": b("Run the check. Default: true when spec.recipe names a catalog recipe, else false."),
+    "enabled": b("Run the check. The catalog recipes set true; unset: true when spec.recipe is set, else false."),
     "maxTokens": i("max_tokens of the request (default 512). Flash models reason first: too small a budget "
                    "ends with content null and finish_reason length.", 1, 1048576),
     "timeoutSeconds": i("Deadline for the answer (default 60).", 1, 3600),

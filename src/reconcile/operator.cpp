@@ -230,13 +230,17 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   runtime::Manager manager(client, mo);
 
   LiveCluster cluster(client);
+  std::unique_ptr<ServingChecks> serving = make_serving_checks(options.serving, client);
   DgdReconcilerOptions ro;
   ro.instance = identity;
+  ro.serving = serving.get();
   auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
   runtime::ControllerOptions cto;
   cto.name = "dynamographdeployment";
   cto.workers = std::max(1, options.concurrency);
   runtime::Controller& controller = manager.add_controller(cto, reconciler);
+  std::optional<ServingChecks::Stopper> serving_workers;  // stopped before the controller goes
+  if (serving) serving_workers.emplace(serving->start([&controller](const std::string& k) { controller.queue().add(k); }));
 
   runtime::InformerOptions dio;
   dio.resource = dgd_resource();

@@ -174,6 +174,7 @@ ApiServer::ApiServer(Store& store, TokenAuthenticator& tokens, RequestLog& log, 
 
 void ApiServer::shutdown() {
   stopping_ = true;
+  service_proxy_.shutdown();
   store_.close_watches();
 }
 
@@ -354,6 +355,12 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
       rest.erase(rest.begin(), rest.begin() + 2);
     }
   }
+  // services/{name}[:port]/proxy/{path...}: the path after /proxy goes to the Service.
+  std::string proxy_path;
+  if (group.empty() && rest.size() >= 3 && rest[0] == "services" && rest[2] == "proxy") {
+    for (size_t i = 3; i < rest.size(); ++i) proxy_path += "/" + rest[i];
+    rest.resize(3);
+  }
   if (rest.empty() || rest.size() > 3) throw not_found;
   resource = rest[0];
   if (rest.size() >= 2) name = rest[1];
@@ -377,7 +384,8 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     c.rec.code = 201;
     return;
   }
-  if (!sub.empty() && !((sub == "status" && t.has_status) || (sub == "scale" && t.has_scale))) throw not_found;
+  const bool proxy = sub == "proxy" && t.group.empty() && t.plural == "services" && !ns.empty();
+  if (!sub.empty() && !proxy && !((sub == "status" && t.has_status) || (sub == "scale" && t.has_scale))) throw not_found;
   c.table = c.req.header("accept").find("as=Table") != std::string::npos;
   const std::string& m = c.req.method;
   const bool want_watch = c.watch || truthy(c.q("watch"));
@@ -393,6 +401,15 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
   };
   if (verb.empty()) throw method_not_allowed();
+  if (proxy) {  // service_proxy.h
+    const std::string service = split_service_port(name).first;
+    if (!store_.try_get(t, ns, service)) throw ApiError::not_found("", "services", service);
+    const auto q = c.req.target.find('?');
+    HttpResponse r = service_proxy_.forward(ns, name, proxy_path, q == std::string::npos ? "" : c.req.target.substr(q + 1), c.req);
+    out.send(r);
+    c.rec.code = r.status;
+    return;
+  }
   if ((verb == "create" && !name.empty()) || ((verb == "update" || verb == "patch") && name.empty()))
     throw method_not_allowed();
   if (t.namespaced && ns.empty() && (verb == "create" || verb == "deletecollection" || !name.empty()))
@@ -745,6 +762,9 @@ void ApiServer::serve_admin(Call& c, ResponseWriter& out) {
     store_.compact_history();
     return send(200, {{"resourceVersion", std::to_string(store_.current_rv())}});
   }
+  if (sub == "services/proxy" && m == "POST") return send(201, service_proxy_.set_backend(parse_json_body(c.req.body)));
+  if (sub == "services/proxy" && m == "GET") return send(200, service_proxy_.list());
+  if (sub == "services/proxy" && m == "DELETE") return send(200, service_proxy_.remove_backend(parse_json_body(c.req.body)));
   if (sub == "faults" && m == "POST") return send(201, faults_.add(parse_json_body(c.req.body)));
   if (sub == "faults" && m == "GET") return send(200, faults_.list());
   if (sub == "faults" && m == "DELETE") {

@@ -14,6 +14,7 @@
 #include "kubesim/rbac_tokens.h"
 #include "kubesim/request_log.h"
 #include "kubesim/resource_registry.h"
+#include "kubesim/service_proxy.h"
 #include "kubesim/store.h"
 
 #include <atomic>
@@ -52,6 +53,7 @@ class ApiServer {
   RequestLog& log_;
   ApiServerOptions opts_;
   FaultSet faults_;  // /sim/v1/faults
+  ServiceProxy service_proxy_;  // services/{name}/proxy, /sim/v1/services/proxy
   rbac::Authorizer authz_;              // RBAC (rbac_authorizer.h, rbac_escalation.h)
   rbac::ServiceAccountTokens sa_tokens_;  // TokenRequest (rbac_tokens.h)
   std::atomic<bool> stopping_{false};

@@ -39,11 +39,15 @@ class Catalog;
 
 namespace dgd::reconcile {
 
+class ServingChecks;
+
 inline constexpr const char* kFieldManager = "dgd-operator";
 
 struct DgdReconcilerOptions {
   // Reporting instance of events (the pod name or leader identity).
   std::string instance = "dgd-operator";
+  // The Serving condition's checks (serving.h); nullptr: no Serving condition.
+  ServingChecks* serving = nullptr;
 };
 
 class DgdReconciler final : public runtime::Reconciler {

@@ -14,6 +14,7 @@
 
 #include "dgd/kube/cancel.h"
 #include "dgd/kube/config.h"
+#include "dgd/reconcile/serving.h"
 
 namespace dgd::reconcile {
 
@@ -36,6 +37,7 @@ struct OperatorOptions {
   std::chrono::milliseconds retry_period{2000};
   std::chrono::milliseconds kind_probe_interval{30000};
   std::chrono::milliseconds cache_sync_timeout{120000};
+  ServingOptions serving;                      // the Serving condition's checks (serving.h)
 };
 
 // Runs until `stop` fires (returns 0 after a clean drain) or a fatal problem:

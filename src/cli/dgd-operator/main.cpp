@@ -76,6 +76,8 @@ void setup_logging(const std::string& format, const std::string& level) {
 
 }  // namespace
 
+void add_serving_flags(CLI::App& run, dgd::reconcile::ServingOptions& o);
+
 int main(int argc, char** argv) {
   // Before any thread exists, so every thread inherits the mask and one thread sigwaits.
   dgd::runtime::block_termination_signals();
@@ -123,6 +125,8 @@ int main(int argc, char** argv) {
                   "seconds between checks for child kinds the server did not serve (e.g. ComputeDomain)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+
+  add_serving_flags(*run, o.serving);  // serving_flags.cpp
 
   CLI11_PARSE(app, argc, argv);
 

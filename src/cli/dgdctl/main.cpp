@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/dgdctl/commands.h"
+#include "cli/dgdctl/smoke.h"
 
 namespace {
 
@@ -83,6 +84,8 @@ int main(int argc, char** argv) {
   addFile(validateCmd);
 
   dgd::cli::add_plan_command(app);
+
+  dgd::cli::addSmokeCommand(app);
 
   CLI11_PARSE(app, argc, argv);
 

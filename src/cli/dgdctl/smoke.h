@@ -1,0 +1,14 @@
+// `dgdctl smoke DGD`: the recipe pages' smoke test against a running graph (smoke.cpp).
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace dgd::cli {
+
+// Adds the `smoke` subcommand to `app`. When chosen it runs during parsing and ends it
+// with CLI::RuntimeError(exit code), which CLI11_PARSE turns into main's return value.
+void addSmokeCommand(CLI::App& app);
+
+}  // namespace dgd::cli
