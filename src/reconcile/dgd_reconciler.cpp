@@ -13,6 +13,7 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
 #include "dgd/reconcile/child_plan.h"
+#include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/serving.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/status.h"

@@ -186,6 +186,45 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   cluster.set_placement_stores(&pods.store(), &nodes.store());
 }
 
+// Placement (placement_status.h): the operator's pods bring their DGD back when where
+// they stand changes; nodes bring back the DGDs whose Placement is not True.
+void add_placement_informers(runtime::Manager& manager, runtime::Controller& controller, runtime::Informer& dgds,
+                             LiveCluster& cluster, const std::string& watch_namespace) {
+  runtime::InformerOptions pio;
+  pio.resource = kube::resources::pods();
+  pio.ns = watch_namespace;
+  pio.label_selector = child_label_selector();
+  runtime::Informer& pods = manager.add_informer(pio);
+  auto wake_owner = [&controller](const runtime::ObjectPtr& pod) {
+    const std::string dgd = dgd_of_pod(pod->object());
+    if (!dgd.empty()) controller.queue().add(pod->ns() + "/" + dgd);
+  };
+  runtime::EventHandler ph;
+  ph.on_add = wake_owner;
+  ph.on_delete = wake_owner;
+  ph.on_update = [wake_owner](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+    if (pod_placement_changed(before->object(), after->object())) wake_owner(after);
+  };
+  pods.add_handler(ph);
+
+  runtime::InformerOptions nio;
+  nio.resource = kube::ResourceRef{"", "v1", "nodes", "Node", false};
+  runtime::Informer& nodes = manager.add_informer(nio);
+  auto wake_pending = [&controller, &dgds] {
+    for (const auto& d : dgds.store().list()) {
+      if (placement_pending_text(d->json_text())) controller.queue().add(d->key());
+    }
+  };
+  runtime::EventHandler nh;
+  nh.on_add = [wake_pending](const runtime::ObjectPtr&) { wake_pending(); };
+  nh.on_delete = [wake_pending](const runtime::ObjectPtr&) { wake_pending(); };
+  nh.on_update = [wake_pending](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+    if (node_placement_changed(before->object(), after->object())) wake_pending();
+  };
+  nodes.add_handler(nh);
+  cluster.set_placement_stores(&pods.store(), &nodes.store());
+}
+
 }  // namespace
 
 int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) {

@@ -179,6 +179,8 @@ Refusal failing_filters(const FitResult& result) {
   Refusal r;
   for (const auto& n : result.refused) {
     r.filters.insert(n.filters.begin(), n.filters.end());
+    // As the scheduler reports it: resources only of nodes the pod may run on at all.
+    if (n.fails(FitFilter::kUnschedulable) || n.fails(FitFilter::kTaint) || n.fails(FitFilter::kNodeSelector)) continue;
     for (const auto& s : n.shortfalls) r.short_resources.insert(s.resource);
   }
   return r;

@@ -78,6 +78,13 @@ std::string dgd_of_pod(const json& pod) {
   return labels.is_object() ? labels.value(render::kLabelDgdName, "") : "";
 }
 
+bool placement_pending_text(const std::string& text) {
+  static const std::string kType = "\"type\":\"Placement\"", kTrue = "\"status\":\"True\",";
+  const auto type = text.find(kType);
+  if (type == std::string::npos) return false;
+  return !(type >= kTrue.size() && text.compare(type - kTrue.size(), kTrue.size(), kTrue) == 0);
+}
+
 bool placement_pending(const json& dgd) {
   const json& conds = at(dgd, "/status/conditions");
   if (!conds.is_array()) return false;

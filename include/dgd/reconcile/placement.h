@@ -41,7 +41,8 @@ struct PlacementProblem {
 };
 
 // What refused a pod: the filters that failed on at least one node, and the resources
-// reported short. From a simulation (failing_filters) or a scheduler message.
+// reported short on nodes the pod may otherwise run on (selector, taints and cordon
+// passed). From a simulation (failing_filters) or a scheduler message.
 struct Refusal {
   std::set<FitFilter> filters;
   std::set<std::string> short_resources;

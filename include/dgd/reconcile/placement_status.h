@@ -30,5 +30,9 @@ std::string dgd_of_pod(const nlohmann::json& pod);
 // True when the DGD's status holds a Placement condition that is not True (a node
 // change may explain it better, or unblock it).
 bool placement_pending(const nlohmann::json& dgd);
+// The same, on the compact JSON text an informer cache holds (nlohmann dump(): keys
+// sorted, so a condition's "status" comes right before its "type"), without parsing:
+// a node event asks it of every DGD.
+bool placement_pending_text(const std::string& compact_json);
 
 }  // namespace dgd::reconcile

@@ -215,6 +215,18 @@ TEST(Describe, DecodeCannotShareThePrefillNode) {
   EXPECT_EQ(problem->message, "no node with 4 free nvidia.com/gpu and 4 rdma/ib other than the prefill node (h1)");
 }
 
+TEST(Describe, ResourcesOfNodesOutsideTheSelectorAreNotNamed) {
+  // The CPU node is short of GPUs and memory, but the pod may not run there anyway.
+  ClusterFit view({h200("h0"), cpu_node("c0")}, {foreign("busy", "h0", 6)});
+  json p = worker("w", "worker", 4, 0);
+  p["spec"]["containers"][0]["resources"]["requests"] = {{"memory", "512Gi"}};
+  Refusal r = failing_filters(view.fit(p));
+  EXPECT_EQ(r.short_resources, (std::set<std::string>{"nvidia.com/gpu"}));
+  auto problem = describe_refusal(p, r, view);
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(problem->message, "no node with 4 free nvidia.com/gpu");
+}
+
 TEST(Describe, NoNodeMatchesTheSelector) {
   ClusterFit view({h200("h0")}, {});
   json p = worker("w", "worker", 4, 0, "NVIDIA-GB200");
@@ -352,10 +364,20 @@ TEST(PlacementStatus, WhichEventsMatter) {
   EXPECT_FALSE(node_placement_changed(n, heartbeat));
   EXPECT_TRUE(node_placement_changed(n, cordoned));
 
-  json dgd = {{"status", {{"conditions", json::array({{{"type", "Placement"}, {"status", "False"}}})}}}};
+  json dgd = {{"status",
+               {{"conditions", json::array({{{"type", "Ready"}, {"status", "True"}, {"reason", "r"}},
+                                            {{"type", "Placement"}, {"status", "False"}, {"message", "m"}}})}}}};
   EXPECT_TRUE(placement_pending(dgd));
-  dgd["status"]["conditions"][0]["status"] = "True";
+  EXPECT_TRUE(placement_pending_text(dgd.dump()));
+  dgd["status"]["conditions"][1]["status"] = "Unknown";
+  EXPECT_TRUE(placement_pending(dgd));
+  EXPECT_TRUE(placement_pending_text(dgd.dump()));
+  dgd["status"]["conditions"][1]["status"] = "True";
   EXPECT_FALSE(placement_pending(dgd));
+  EXPECT_FALSE(placement_pending_text(dgd.dump()));
+  dgd["status"]["conditions"].erase(1);
+  EXPECT_FALSE(placement_pending(dgd));
+  EXPECT_FALSE(placement_pending_text(dgd.dump()));
 }
 
 // --- The plan.
