@@ -53,7 +53,10 @@ std::string resolve(const std::string& path, const std::string& dir) {
   return (fs::path(dir) / path).lexically_normal().string();
 }
 
+// n[key] as a string; "" when n is not a mapping or the value is not a scalar. (Subscripting
+// a scalar or a missing node throws in yaml-cpp, and a kubeconfig is user input.)
 std::string str(const YAML::Node& n, const char* key) {
+  if (!n || !n.IsMap()) return std::string();
   auto v = n[key];
   return v && v.IsScalar() ? v.as<std::string>() : std::string();
 }
@@ -79,7 +82,13 @@ Status merge_file(const std::string& file, Merged& m) {
     for (const auto& e : seq) {
       std::string name = str(e, "name");
       if (name.empty()) return config_error("kubeconfig " + file + ": " + list + "[] without name");
-      into.emplace(name, Entry{e[item], dir, file});
+      // A missing block is an empty one (client-go decodes it so); anything but a mapping
+      // is an error. Later code subscripts it, which yaml-cpp allows on mappings only.
+      YAML::Node body = e[item] && !e[item].IsNull() ? e[item] : YAML::Node(YAML::NodeType::Map);
+      if (!body.IsMap()) {
+        return config_error("kubeconfig " + file + ": " + list + "[" + name + "]." + item + " is not a mapping");
+      }
+      into.emplace(name, Entry{body, dir, file});
     }
     return {};
   };
@@ -164,7 +173,10 @@ Result<RestConfig> build(const Merged& m, const std::string& context_override, c
     // kubectl resolves a relative command containing a path separator against the file.
     if (e.command.find('/') != std::string::npos) e.command = resolve(e.command, u_it->second.dir);
     if (auto args = ex["args"]; args && args.IsSequence()) {
-      for (const auto& a : args) e.args.push_back(a.as<std::string>());
+      for (const auto& a : args) {
+        if (!a.IsScalar()) return config_error(what + ": " + where + ".exec.args has an entry that is not a string");
+        e.args.push_back(a.as<std::string>());
+      }
     }
     if (auto env = ex["env"]; env && env.IsSequence()) {
       for (const auto& kv : env) e.env.emplace_back(str(kv, "name"), str(kv, "value"));

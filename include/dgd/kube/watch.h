@@ -30,14 +30,15 @@ class LineFramer {
         pending_.append(chunk);
         return true;
       }
+      // The limit holds whether the line came in one chunk or several.
+      if (pending_.size() + nl > max_line_) {
+        pending_.clear();
+        return false;
+      }
       std::string_view line;
       if (pending_.empty()) {
         line = chunk.substr(0, nl);
       } else {
-        if (pending_.size() + nl > max_line_) {
-          pending_.clear();
-          return false;
-        }
         pending_.append(chunk.substr(0, nl));
         line = pending_;
       }

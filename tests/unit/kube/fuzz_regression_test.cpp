@@ -1,0 +1,75 @@
+// Regression tests for defects found by the fuzzers (tests/fuzz, docs/reliability.md
+// "Fuzzing"). Each test holds the input the fuzzer found, reduced.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/temp_dir.h"
+#include "dgd/kube/config.h"
+#include "dgd/kube/watch.h"
+
+namespace dgd::kube {
+namespace {
+
+// fuzz_watch: a line longer than max_line was rejected when it arrived in several chunks
+// but passed when it arrived in one, so the limit depended on TCP segmentation.
+TEST(FuzzRegression, FrameLimitHoldsForALineInOneChunk) {
+  LineFramer f(8);
+  std::vector<std::string> lines;
+  auto collect = [&](std::string_view l) { lines.emplace_back(l); };
+  EXPECT_FALSE(f.feed("0123456789abcdef\n", collect));
+  EXPECT_TRUE(lines.empty());
+  EXPECT_TRUE(f.feed("12345678\nok\n", collect)) << "a line of exactly max_line bytes is fine";
+  EXPECT_EQ(lines, (std::vector<std::string>{"12345678", "ok"}));
+}
+
+Result<RestConfig> load_text(const std::string& text) {
+  testing::TempDir d;
+  KubeconfigOptions o;
+  o.path = d.write("config", text);
+  return load_kubeconfig(o);
+}
+
+// fuzz_kubeconfig: a clusters[] entry without its `cluster:` block made load_kubeconfig
+// throw YAML::InvalidNode ("invalid node; first invalid key: \"cluster\""), which ends the
+// operator at start-up instead of naming the problem.
+TEST(FuzzRegression, KubeconfigEntryWithoutItsBlockIsAnError) {
+  Result<RestConfig> c = Error{};
+  ASSERT_NO_THROW(c = load_text(R"(current-context: x
+clusters: [{name: c, cl%uster: {server: "https://h"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+)"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("cluster \"c\" has no server"), std::string::npos) << c.error().message;
+
+  // A user or context without its block is an empty one, as in client-go.
+  ASSERT_NO_THROW(c = load_text(R"(current-context: x
+clusters: [{name: c, cluster: {server: "https://h"}}]
+users: [{name: u}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+)"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->server, "https://h");
+  EXPECT_TRUE(c->token.empty());
+}
+
+// The same family: blocks and list items of the wrong YAML type are errors, not exceptions.
+TEST(FuzzRegression, KubeconfigBlocksOfTheWrongTypeAreErrors) {
+  const std::string tail = "contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n";
+  for (const std::string& text : {
+           "clusters: [{name: c, cluster: just-text}]\nusers: [{name: u}]\n" + tail,
+           "clusters: [{name: c, cluster: [a, b]}]\nusers: [{name: u}]\n" + tail,
+           "clusters: [plain, {name: c, cluster: {server: https://h}}]\nusers: [{name: u}]\n" + tail,
+           "clusters: [{name: c, cluster: {server: https://h}}]\nusers: [{name: u, user: "
+           "{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: aws, args: [{a: b}]}}}]\n" + tail,
+       }) {
+    Result<RestConfig> c = Error{};
+    ASSERT_NO_THROW(c = load_text(text)) << text;
+    EXPECT_FALSE(c.ok()) << text;
+  }
+}
+
+}  // namespace
+}  // namespace dgd::kube
