@@ -13,9 +13,6 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
 #include "dgd/reconcile/child_plan.h"
-#include "dgd/reconcile/placement_status.h"
-#include "dgd/reconcile/serving.h"
-#include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/status.h"
 #include "dgd/render/render.h"
 
@@ -143,7 +140,6 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   std::optional<json> found = cluster_.get_dgd(key.ns, key.name);
   if (!found) {
     // Deleted: the garbage collector removes the children (ownerReferences).
-    if (options_.serving != nullptr) options_.serving->forget(id);
     std::string uid;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -399,12 +395,6 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     }
     status_in.components.push_back(obs);
   }
-  if (auto placement = placement_status(cluster_, key.ns, key.name, expanded->graph)) {
-    status_in.extra_conditions.push_back(*placement);
-  }
-  if (options_.serving != nullptr) {
-    add_serving_condition(*options_.serving, events_, dgd, key.ns, key.name, parsed.dgd, expanded->graph, status_in);
-  }
   json status = compute_status(status_in);
   const bool changed = prev_status == dgd.end() || status_changed(*prev_status, status);
   if (changed) {
@@ -427,6 +417,10 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
         return retry(id);
       }
       api_errors.push_back("status write failed: " + r.error().to_string());
+      // Refused (RBAC: the install lacks dynamographdeployments/status): the status cannot say
+      // so, an Event can (kubectl describe dgd). Not for transient errors: their text varies.
+      if (r.error().is(kube::ErrorKind::kForbidden))
+        events_.record(dgd, "Warning", kReasonStatusWriteFailed, "status write failed: " + r.error().to_string());
     } else {
       const auto before = prev_status == dgd.end() ? std::pair<std::string, int64_t>{"", 0} : ready_of(*prev_status);
       const auto after = ready_of(status);

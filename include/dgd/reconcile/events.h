@@ -27,6 +27,7 @@ inline constexpr const char* kReasonChildCreated = "ChildCreated";
 inline constexpr const char* kReasonChildUpdated = "ChildUpdated";
 inline constexpr const char* kReasonChildDeleted = "ChildDeleted";
 inline constexpr const char* kReasonApplyFailed = "ApplyFailed";
+inline constexpr const char* kReasonStatusWriteFailed = "StatusWriteFailed";
 inline constexpr const char* kReasonInvalidSpec = "InvalidSpec";
 inline constexpr const char* kReasonKindNotServed = "KindNotServed";
 inline constexpr const char* kReasonRolloutComplete = "RolloutComplete";
