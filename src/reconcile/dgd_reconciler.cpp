@@ -13,6 +13,9 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
 #include "dgd/reconcile/child_plan.h"
+#include "dgd/reconcile/placement_status.h"
+#include "dgd/reconcile/serving.h"
+#include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/status.h"
 #include "dgd/render/render.h"
 
@@ -140,6 +143,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   std::optional<json> found = cluster_.get_dgd(key.ns, key.name);
   if (!found) {
     // Deleted: the garbage collector removes the children (ownerReferences).
+    if (options_.serving != nullptr) options_.serving->forget(id);
     std::string uid;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -394,6 +398,12 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       obs.template_current = is_controlled_by(*obs.deployment, uid) && holds(*obs.deployment, *want);
     }
     status_in.components.push_back(obs);
+  }
+  if (auto placement = placement_status(cluster_, key.ns, key.name, expanded->graph)) {
+    status_in.extra_conditions.push_back(*placement);
+  }
+  if (options_.serving != nullptr) {
+    add_serving_condition(*options_.serving, events_, dgd, key.ns, key.name, parsed.dgd, expanded->graph, status_in);
   }
   json status = compute_status(status_in);
   const bool changed = prev_status == dgd.end() || status_changed(*prev_status, status);
