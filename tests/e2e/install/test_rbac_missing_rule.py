@@ -41,8 +41,10 @@ def main():
 
         def event():
             evs = env.items("events", "dynamo")
-            return [e for e in evs if e["reason"] == "ApplyFailed" and e["involvedObject"]["name"] == dgd]
-        evs = wait_until("the ApplyFailed Event", event, timeout=60)
+            # (The RoleBinding's apply fails too, 404: its Role does not exist. Its own Event.)
+            return [e for e in evs if e["reason"] == "ApplyFailed" and e["involvedObject"]["name"] == dgd
+                    and e["message"].startswith("apply Role ")]
+        evs = wait_until("the ApplyFailed Event of the Role", event, timeout=60)
         msg = evs[0]["message"]
         assert evs[0]["type"] == "Warning", evs[0]
         for part in ("apply Role ", "403 Forbidden", "is forbidden", SA_USER, "not currently held", MISSING):
