@@ -415,7 +415,14 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   if (t.namespaced && ns.empty() && (verb == "create" || verb == "deletecollection" || !name.empty()))
     throw not_found;
   // Injected faults (/sim/v1/faults) answer a routed request before any work is done.
-  if (auto fault = faults_.take(verb, resource, group, ns, name, c.rec.user_agent, c.identity.user)) throw *fault;
+  if (auto fault = faults_.take(verb, resource, group, ns, name, c.rec.user_agent, c.identity.user)) {
+    chaos_.count("status" + std::to_string(fault->code()));
+    throw *fault;
+  }
+  // Random faults (/sim/v1/chaos): latency, then maybe a 409/429/500/503.
+  ChaosDecision chaos = chaos_.on_request(verb, resource, group, name, c.rec.user_agent);
+  if (chaos.delay.count() > 0) std::this_thread::sleep_for(chaos.delay);
+  if (chaos.error) throw *chaos.error;
 
   auto send = [&](int status, const json& body) {
     HttpResponse r;
@@ -668,8 +675,14 @@ void ApiServer::serve_watch(Call& c, ResponseWriter& out) {
     }
   }
   const std::string include = c.q("includeObject").empty() ? "Metadata" : c.q("includeObject");
+  const bool resuming = !wo.resource_version.empty() && wo.resource_version != "0";
+  const WatchChaos chaos = chaos_.on_watch(c.rec.resource, c.rec.user_agent, resuming);
+  if (chaos.cut_after && (!wo.cut_after || chaos.cut_after < wo.cut_after)) wo.cut_after = chaos.cut_after;
   std::shared_ptr<Watcher> w;
   try {
+    if (chaos.expire)
+      throw ApiError(410, "Expired", "too old resource version: " + wo.resource_version + " (" +
+                                         std::to_string(store_.current_rv()) + ")");
     w = store_.watch(c.type, wo);
   } catch (const ApiError& e) {
     if (e.code() != 410) throw;
@@ -704,7 +717,10 @@ void ApiServer::serve_watch(Call& c, ResponseWriter& out) {
     return json{{"type", "BOOKMARK"}, {"object", {{"kind", t.kind}, {"apiVersion", t.api_version()}, {"metadata", md}}}}
                .dump() + "\n";
   };
-  const auto end = Clock::now() + std::chrono::seconds(timeout > 0 ? timeout : 1800);
+  auto end = Clock::now() + std::chrono::seconds(timeout > 0 ? timeout : 1800);
+  const bool cut_at = chaos.cut_at.count() > 0 && Clock::now() + chaos.cut_at < end;
+  if (cut_at) end = Clock::now() + chaos.cut_at;
+  size_t delivered = 0;
   auto next_bookmark = Clock::now() + opts_.bookmark_interval;
   bool initial_end_sent = !(initial_events && bookmarks);
   while (!stopping_) {
@@ -713,7 +729,14 @@ void ApiServer::serve_watch(Call& c, ResponseWriter& out) {
       initial_end_sent = true;
     }
     auto now = Clock::now();
-    if (now >= end) break;
+    if (now >= end) {
+      if (cut_at) {  // an injected network cut: no final chunk
+        chaos_.count("watchCut");
+        w->close();
+        return out.abort();
+      }
+      break;
+    }
     auto wake = std::min({end, next_bookmark, now + std::chrono::milliseconds(500)});
     Watcher::Delivered ev;
     auto st = w->next(wake, &ev);
@@ -722,6 +745,12 @@ void ApiServer::serve_watch(Call& c, ResponseWriter& out) {
       json obj = std::move(ev.object);
       obj["apiVersion"] = t.api_version();
       if (!out.write_chunk(frame(ev.type, obj))) break;
+      ++delivered;
+      if (chaos.cut_probability > 0 && chaos_.cut_now(chaos)) {
+        w->close();
+        return out.abort();
+      }
+      if (chaos.cut_after && delivered == chaos.cut_after) chaos_.count("watchCutEvery");
       continue;
     }
     now = Clock::now();
@@ -770,6 +799,31 @@ void ApiServer::serve_admin(Call& c, ResponseWriter& out) {
   if (sub == "faults" && m == "DELETE") {
     faults_.clear();
     return send(200, {{"cleared", true}});
+  }
+  if (sub == "chaos" && (m == "PUT" || m == "POST")) {
+    chaos_.set(parse_json_body(c.req.body));
+    return send(200, chaos_.describe());
+  }
+  if (sub == "chaos" && m == "GET") return send(200, chaos_.describe());
+  if (sub == "chaos" && m == "DELETE") {
+    chaos_.clear();
+    return send(200, chaos_.describe());
+  }
+  if ((sub == "outage" || sub == "restart") && m == "POST") {
+    // {"seconds": D}: connections refused for D s (default 1; restart: 0.5).
+    json b = c.req.body.empty() ? json::object() : parse_json_body(c.req.body);
+    const bool restart = sub == "restart";
+    double secs = restart ? 0.5 : 1.0;
+    if (b.is_object() && b.contains("seconds")) {
+      if (!b["seconds"].is_number() || b["seconds"].get<double>() < 0 || b["seconds"].get<double>() > 60)
+        throw ApiError::bad_request(sub + ": seconds must be a number in [0, 60]");
+      secs = b["seconds"].get<double>();
+    }
+    if (!outage_) throw ApiError(501, "NotImplemented", sub + ": no transport to take down");
+    if (!outage_(std::chrono::milliseconds(static_cast<long long>(secs * 1000)), restart))
+      throw ApiError(409, "Conflict", sub + ": an outage is already in progress");
+    chaos_.count(restart ? "restart" : "outage");
+    return send(202, {{sub, true}, {"seconds", secs}});
   }
   if (sub == "cut-watches" && m == "POST") return send(200, {{"closed", store_.close_watches()}});
   if (sub == "state" && m == "GET")

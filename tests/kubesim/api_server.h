@@ -9,6 +9,7 @@
 
 #include "kubesim/auth.h"
 #include "kubesim/faults.h"
+#include "kubesim/faults_chaos.h"
 #include "kubesim/http_types.h"
 #include "kubesim/rbac_authorizer.h"
 #include "kubesim/rbac_tokens.h"
@@ -19,6 +20,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace kubesim {
@@ -39,6 +41,14 @@ class ApiServer {
   void handle(const HttpRequest& req, ResponseWriter& out);
   void shutdown();
   bool stopping() const { return stopping_.load(); }
+  // Random faults (/sim/v1/chaos, --faults).
+  ChaosFaults& chaos() { return chaos_; }
+  // Ends every open watch stream (an outage or restart of the transport).
+  void cut_streams() { store_.close_watches(); }
+  // The transport's outage: refuse connections for `down`; `restart` also drops the
+  // event history as a restarted server has none. False if one is in progress.
+  using OutageHandler = std::function<bool(std::chrono::milliseconds down, bool restart)>;
+  void set_outage_handler(OutageHandler h) { outage_ = std::move(h); }
 
  private:
   struct Call;  // one parsed request
@@ -53,9 +63,11 @@ class ApiServer {
   RequestLog& log_;
   ApiServerOptions opts_;
   FaultSet faults_;  // /sim/v1/faults
-  ServiceProxy service_proxy_;  // services/{name}/proxy, /sim/v1/services/proxy
   rbac::Authorizer authz_;              // RBAC (rbac_authorizer.h, rbac_escalation.h)
   rbac::ServiceAccountTokens sa_tokens_;  // TokenRequest (rbac_tokens.h)
+  ServiceProxy service_proxy_;  // services/{name}/proxy, /sim/v1/services/proxy
+  ChaosFaults chaos_;  // /sim/v1/chaos
+  OutageHandler outage_;  // /sim/v1/outage, /sim/v1/restart
   std::atomic<bool> stopping_{false};
 };
 

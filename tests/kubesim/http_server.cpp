@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -79,6 +80,10 @@ class BeastWriter : public ResponseWriter {
     pollfd p{fd_, POLLRDHUP, 0};
     return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
   }
+  void abort() override {
+    ::shutdown(fd_, SHUT_RDWR);
+    failed_ = true;
+  }
   bool failed() const { return failed_; }
   bool sent() const { return sent_; }
 
@@ -133,6 +138,11 @@ struct HttpServer::Impl {
   std::list<std::unique_ptr<Conn>> conns;
   uint16_t bound_port = 0;
   std::string bound_host;
+  // Outages (begin_outage): one at a time, ended early by stop().
+  std::mutex outage_mu;
+  std::condition_variable outage_cv;
+  std::thread outage_thread;
+  std::atomic<bool> outage{false};
 
   Impl(ApiServer& a, HttpServerOptions o) : api(a), opts(std::move(o)) {}
 
@@ -224,6 +234,54 @@ struct HttpServer::Impl {
     }
   }
 
+  void listen_on(const tcp::endpoint& ep) {
+    acceptor = std::make_unique<tcp::acceptor>(ioc);
+    acceptor->open(ep.protocol());
+    acceptor->set_option(net::socket_base::reuse_address(true));
+    acceptor->bind(ep);
+    acceptor->listen(1024);
+  }
+
+  void cut_connections() {
+    std::lock_guard lock(mu);
+    for (auto& c : conns)
+      if (c->fd >= 0) ::shutdown(c->fd, SHUT_RDWR);
+  }
+
+  void run_outage(std::chrono::milliseconds down, const std::function<void()>& while_down) {
+    // Let the admin call that asked for it be answered first.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    {
+      std::unique_lock lock(outage_mu);
+      if (stopping) return void(outage = false);
+      ::shutdown(acceptor->native_handle(), SHUT_RDWR);
+    }
+    if (accept_thread.joinable()) accept_thread.join();
+    beast::error_code ec;
+    acceptor->close(ec);
+    api.cut_streams();
+    cut_connections();
+    if (while_down) while_down();
+    const tcp::endpoint ep(net::ip::make_address(bound_host), bound_port);
+    std::unique_lock lock(outage_mu);
+    outage_cv.wait_for(lock, down, [&] { return stopping.load(); });
+    // Back on the same port; a lingering socket may hold it for a moment.
+    for (int attempt = 0; !stopping; ++attempt) {
+      try {
+        listen_on(ep);
+        accept_thread = std::thread([this] { accept_loop(); });
+        break;
+      } catch (const std::exception& e) {
+        if (attempt >= 100) {
+          spdlog::error("kube-sim: cannot listen again on {}:{} after an outage: {}", bound_host, bound_port, e.what());
+          break;
+        }
+        outage_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return stopping.load(); });
+      }
+    }
+    outage = false;
+  }
+
   void accept_loop() {
     while (!stopping) {
       beast::error_code ec;
@@ -283,11 +341,7 @@ void HttpServer::start() {
     }
   }
   tcp::endpoint ep(net::ip::make_address(host), static_cast<unsigned short>(std::stoi(port)));
-  i.acceptor = std::make_unique<tcp::acceptor>(i.ioc);
-  i.acceptor->open(ep.protocol());
-  i.acceptor->set_option(net::socket_base::reuse_address(true));
-  i.acceptor->bind(ep);
-  i.acceptor->listen(1024);
+  i.listen_on(ep);
   i.bound_port = i.acceptor->local_endpoint().port();
   i.bound_host = host;
   i.accept_thread = std::thread([&i] { i.accept_loop(); });
@@ -304,9 +358,26 @@ size_t HttpServer::open_connections() const {
   return n;
 }
 
+bool HttpServer::begin_outage(std::chrono::milliseconds down, std::function<void()> while_down) {
+  auto& i = *impl_;
+  std::lock_guard lock(i.outage_mu);
+  if (i.stopping || !i.acceptor || i.outage) return false;
+  if (i.outage_thread.joinable()) i.outage_thread.join();
+  i.outage = true;
+  i.outage_thread = std::thread([&i, down, f = std::move(while_down)] { i.run_outage(down, f); });
+  return true;
+}
+
+bool HttpServer::in_outage() const { return impl_->outage; }
+
 void HttpServer::stop() {
   auto& i = *impl_;
-  if (i.stopping.exchange(true)) return;
+  {
+    std::lock_guard lock(i.outage_mu);
+    if (i.stopping.exchange(true)) return;
+    i.outage_cv.notify_all();
+  }
+  if (i.outage_thread.joinable()) i.outage_thread.join();
   i.api.shutdown();
   if (i.acceptor) ::shutdown(i.acceptor->native_handle(), SHUT_RDWR);
   if (i.accept_thread.joinable()) i.accept_thread.join();

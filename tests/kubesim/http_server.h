@@ -3,13 +3,16 @@
 // streaming for watches, a 3 MiB body limit (413), client-certificate identity
 // per request. Beast lives only in http_server.cpp (compile time).
 //
-// stop() closes the listening socket, ends every stream, shuts down every
+// begin_outage() simulates the server going away and coming back (same port, same
+// store). stop() closes the listening socket, ends every stream, shuts down every
 // connection and joins the threads; it returns within about a second.
 #pragma once
 
 #include "kubesim/api_server.h"
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,6 +36,11 @@ class HttpServer {
   std::string host() const;
   void stop();
   size_t open_connections() const;
+  // An injected outage, asynchronous: shortly after the call the listener closes
+  // (connects are refused), every connection is cut, `while_down` runs, and after
+  // `down` the server listens again on the same address. False if one is running.
+  bool begin_outage(std::chrono::milliseconds down, std::function<void()> while_down = nullptr);
+  bool in_outage() const;
 
  private:
   struct Impl;

@@ -48,6 +48,8 @@ class ResponseWriter {
   virtual void end_stream() = 0;
   // True when the peer has closed its side (checked while a stream idles).
   virtual bool peer_closed() { return false; }
+  // Cuts the connection without the final chunk (an injected network fault).
+  virtual void abort() {}
 };
 
 }  // namespace kubesim

@@ -68,6 +68,10 @@ int main(int argc, char** argv) {
   app.add_option("--without-resource", without_resources,
                  "do not serve GROUP/PLURAL (repeatable), as on a cluster lacking its CRD, e.g. "
                  "resource.nvidia.com/computedomains; applying its CRD later serves it");
+  std::string faults;
+  app.add_option("--faults", faults,
+                 "random faults from the start: a JSON profile (or @FILE), as PUT /sim/v1/chaos takes, e.g. "
+                 "'{\"seed\":7,\"throttle\":0.05,\"exemptUserAgents\":[\"kubectl\"]}' (docs/kube-sim.md, Faults)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
   kubesim::cluster::ClusterOptions cluster_opts;
   kubesim::cluster::add_cli_options(app, cluster_opts);
@@ -107,6 +111,15 @@ int main(int argc, char** argv) {
     ao.watch_cut_after = watch_cut_after;
     ao.authorization_mode = kubesim::rbac::parse_mode(authorization_mode);
     kubesim::ApiServer api(store, authn, log, ao);
+    if (!faults.empty()) {
+      try {
+        api.chaos().set(nlohmann::json::parse(faults[0] == '@' ? read_file(faults.substr(1)) : faults));
+      } catch (const kubesim::ApiError& e) {
+        throw std::runtime_error("--faults: " + std::string(e.what()));
+      } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error("--faults: " + std::string(e.what()));
+      }
+    }
 
     kubesim::HttpServerOptions ho;
     ho.listen = listen;
@@ -133,6 +146,12 @@ int main(int argc, char** argv) {
     }
     kubesim::HttpServer server(api, ho);
     server.start();
+    // /sim/v1/outage and /sim/v1/restart: the same store, port and request log; a
+    // restart also drops the event history, as a new process with --data has none.
+    api.set_outage_handler([&server, &store](std::chrono::milliseconds down, bool restart) {
+      return server.begin_outage(down, restart ? std::function<void()>([&store] { store.compact_history(); })
+                                               : std::function<void()>());
+    });
 
     kubesim::ControllerManager controllers(store);
     controllers.add(std::make_unique<kubesim::GarbageCollector>());

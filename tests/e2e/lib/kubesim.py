@@ -201,3 +201,57 @@ class KubeSim:
         cfg = client.Configuration()
         config.load_kube_config(config_file=self.kubeconfig, client_configuration=cfg)
         return client.ApiClient(cfg)
+
+    # -- faults (docs/kube-sim.md, "Faults") ------------------------------------
+    def set_chaos(self, **profile):
+        """Random faults from now on, e.g. set_chaos(seed=7, throttle=0.05, userAgents=["dgd-operator"])."""
+        return self.admin_retry("/sim/v1/chaos", "PUT", profile)
+
+    def clear_chaos(self):
+        """No more random faults; returns {"enabled": False, "injected": {kind: count}}."""
+        return self.admin_retry("/sim/v1/chaos", "DELETE")
+
+    def faults_injected(self):
+        """Faults injected so far by kind (latency, conflict, throttle, serverError500/503,
+        watchCut, watchCutEvery, watchExpired, outage, restart, status<code>)."""
+        return self.admin_retry("/sim/v1/chaos")["injected"]
+
+    def outage(self, seconds=1.0):
+        """Connections refused for `seconds` (asynchronous: returns at once; waits for a
+        previous outage to end first)."""
+        return self._take_down("/sim/v1/outage", seconds)
+
+    def restart_server(self, seconds=0.5):
+        """A restart that keeps the data: connections cut and refused for `seconds`, then the
+        same store on the same port with an empty event history (watch resumes get 410)."""
+        return self._take_down("/sim/v1/restart", seconds)
+
+    def _take_down(self, path, seconds):
+        end = time.time() + 60
+        while True:
+            status, out = self.request_retry(path, "POST", {"seconds": seconds})
+            if status == 202:
+                return out
+            if status != 409 or time.time() > end:
+                raise RuntimeError("POST %s: %d %s" % (path, status, out))
+            time.sleep(0.1)
+
+    def request_retry(self, path, method="GET", body=None, headers=None, deadline=60):
+        """request() that rides out outages: retries connection errors, 429 and 5xx."""
+        end = time.time() + deadline
+        while True:
+            try:
+                status, out = self.request(path, method, body, headers, timeout=10)
+                if status != 429 and status < 500:
+                    return status, out
+            except (urllib.error.URLError, ConnectionError, OSError):
+                status, out = None, None
+            if time.time() > end:
+                raise RuntimeError("%s %s: server unavailable (last %r %r)" % (method, path, status, out))
+            time.sleep(0.1)
+
+    def admin_retry(self, path, method="GET", body=None, deadline=60):
+        status, out = self.request_retry(path, method, body, deadline=deadline)
+        if status >= 300:
+            raise RuntimeError("admin %s %s: %d %s" % (method, path, status, out))
+        return out
