@@ -61,15 +61,20 @@ enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
 
 struct WatchEvent {
   WatchEventType type = WatchEventType::kAdded;
-  nlohmann::json object;  // the object; for kError a Status
+  // The object's JSON text as the server sent it (validated JSON, always an object);
+  // for kError a Status.
+  std::string object_text;
 
+  // The object, parsed on demand.
+  nlohmann::json object() const;
   // metadata.resourceVersion of the object ("" if absent).
   std::string resource_version() const;
   // For kError: the Status as an Error (410 Expired -> ErrorKind::kGone).
   Error status_error(std::string request) const;
 };
 
-// Decodes one frame {"type": T, "object": {...}}. Fails with kDecode (message says why).
+// Decodes one frame {"type": T, "object": {...}}: the whole frame is checked to be valid
+// JSON. Fails with kDecode (message says why).
 Result<WatchEvent> decode_watch_event(std::string_view frame);
 
 }  // namespace dgd::kube

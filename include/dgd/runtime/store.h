@@ -30,6 +30,11 @@ class CachedObject {
  public:
   // Compacts `object` (strips managedFields and last-applied-configuration).
   static std::shared_ptr<const CachedObject> make(nlohmann::json object);
+  // The same from the object's JSON text (a watch event's object), in one pass and
+  // without building a DOM: the text is validated, copied without whitespace and
+  // without the stripped fields, in the server's key order. Null if `text` is not a
+  // JSON object (`error`, if given, says why).
+  static std::shared_ptr<const CachedObject> from_text(std::string_view text, std::string* error = nullptr);
 
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }

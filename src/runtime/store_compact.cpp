@@ -1,0 +1,154 @@
+// CachedObject::from_text: the watch path's one-pass compaction (store.h). It must give
+// the same cached object as CachedObject::make(json::parse(text)): same key fields, same
+// owner references, managedFields and the last-applied annotation dropped, an
+// annotations map left empty by that dropped too (store_test checks both paths agree).
+#include "dgd/kube/watch_scan.h"
+#include "dgd/runtime/store.h"
+
+namespace dgd::runtime {
+
+namespace {
+
+using kube::JsonScanner;
+
+constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
+
+// Compares a raw (still escaped) key with a plain one.
+bool key_is(std::string_view raw, std::string_view want) {
+  if (raw.find('\\') == std::string_view::npos) return raw == want;
+  return JsonScanner::unescape(raw) == want;
+}
+
+// Writes `"key":` (with the ',' before it unless it is the first member).
+void open_member(std::string& out, bool& first, std::string_view raw_key) {
+  if (!first) out += ',';
+  first = false;
+  out += '"';
+  out.append(raw_key);
+  out += "\":";
+}
+
+// Reads a string value, copies its JSON text to `out` and decodes it into `value`;
+// a value of another type is copied and leaves `value` empty.
+void copy_string_field(JsonScanner& s, std::string_view text, std::string& out, std::string& value) {
+  value.clear();
+  if (s.peek() != '"') {
+    s.value(&out);
+    return;
+  }
+  size_t start = s.pos();
+  if (!s.string_value(value)) return;
+  out.append(text.substr(start, s.pos() - start));
+}
+
+void copy_owner_ref(JsonScanner& s, std::string_view text, std::string& out, std::vector<OwnerRef>& refs) {
+  if (s.peek() != '{') {
+    s.value(&out);
+    return;
+  }
+  OwnerRef ref;
+  std::string_view key;
+  bool first = true;
+  out += '{';
+  s.begin_object();
+  while (s.next_member(key)) {
+    open_member(out, first, key);
+    if (key_is(key, "apiVersion")) copy_string_field(s, text, out, ref.api_version);
+    else if (key_is(key, "kind")) copy_string_field(s, text, out, ref.kind);
+    else if (key_is(key, "name")) copy_string_field(s, text, out, ref.name);
+    else if (key_is(key, "uid")) copy_string_field(s, text, out, ref.uid);
+    else if (key_is(key, "controller") && (s.peek() == 't' || s.peek() == 'f')) {
+      s.boolean(ref.controller);
+      out += ref.controller ? "true" : "false";
+    } else {
+      s.value(&out);
+    }
+  }
+  out += '}';
+  if (ref.uid.empty() || !s.ok()) return;
+  if (ref.controller) refs.insert(refs.begin(), std::move(ref));
+  else refs.push_back(std::move(ref));
+}
+
+}  // namespace
+
+std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view text, std::string* error) {
+  JsonScanner s(text);
+  auto o = std::shared_ptr<CachedObject>(new CachedObject());
+  std::string& out = o->json_;
+  out.reserve(text.size());
+  auto invalid = [&]() -> std::shared_ptr<const CachedObject> {
+    if (error) *error = s.ok() ? "not a JSON object" : s.error();
+    return nullptr;
+  };
+  if (s.peek() != '{') return invalid();
+  s.begin_object();
+  out += '{';
+  bool first = true;
+  std::string_view key;
+  while (s.next_member(key)) {
+    open_member(out, first, key);
+    if (!key_is(key, "metadata") || s.peek() != '{') {
+      s.value(&out);
+      continue;
+    }
+    // metadata: the key fields are picked out, managedFields and last-applied dropped.
+    // A repeated "metadata" key overrides the earlier one, as in a DOM parse.
+    o->ns_.clear(), o->name_.clear(), o->uid_.clear(), o->resource_version_.clear(), o->owner_refs_.clear();
+    bool mfirst = true;
+    out += '{';
+    s.begin_object();
+    while (s.next_member(key)) {
+      if (key_is(key, "managedFields")) {
+        s.value();
+        continue;
+      }
+      if (key_is(key, "annotations") && s.peek() == '{') {
+        std::string annotations = "{";
+        bool afirst = true;
+        std::string_view akey;
+        s.begin_object();
+        while (s.next_member(akey)) {
+          if (key_is(akey, kLastApplied)) {
+            s.value();
+            continue;
+          }
+          open_member(annotations, afirst, akey);
+          s.value(&annotations);
+        }
+        if (!afirst) {  // an empty map is dropped, as strip_for_cache does
+          open_member(out, mfirst, key);
+          out += annotations;
+          out += '}';
+        }
+        continue;
+      }
+      open_member(out, mfirst, key);
+      if (key_is(key, "namespace")) copy_string_field(s, text, out, o->ns_);
+      else if (key_is(key, "name")) copy_string_field(s, text, out, o->name_);
+      else if (key_is(key, "uid")) copy_string_field(s, text, out, o->uid_);
+      else if (key_is(key, "resourceVersion")) copy_string_field(s, text, out, o->resource_version_);
+      else if (key_is(key, "ownerReferences") && s.peek() == '[') {
+        out += '[';
+        bool efirst = true;
+        s.begin_array();
+        while (s.next_element()) {
+          if (!efirst) out += ',';
+          efirst = false;
+          copy_owner_ref(s, text, out, o->owner_refs_);
+        }
+        out += ']';
+      } else {
+        s.value(&out);
+      }
+    }
+    out += '}';
+  }
+  out += '}';
+  if (!s.ok() || !s.at_end()) return invalid();
+  o->owner_refs_.shrink_to_fit();
+  o->json_.shrink_to_fit();
+  return o;
+}
+
+}  // namespace dgd::runtime
