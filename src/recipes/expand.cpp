@@ -138,7 +138,7 @@ ExpandResult expand(const Catalog& catalog, const api::Dgd& user) {
     r.graph = user;
     return r;
   }
-  json merged = overlayDgd(recipe->document, api::toJson(user), r.errors);
+  json merged = overlayDgd(recipe->document(), api::toJson(user), r.errors);
   auto parsed = api::fromJson(merged);
   for (auto& e : parsed.errors) r.errors.push_back(std::move(e));
   r.graph = std::move(parsed.dgd);

@@ -7,6 +7,7 @@
 // Pure: no I/O (the embedded files are data in the binary).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,18 +24,30 @@ struct Recipe {
   std::string framework;  // "vllm" | "sglang"
   std::string target;     // "disagg-h200-agentic"
   std::string source;     // the dgd.yaml text, unchanged
-  api::Dgd dgd;           // the parsed DGD (typed form)
-  nlohmann::json document;  // api::toJson(dgd), kept for expand's overlay
+
+  // The parsed DGD (typed form) and api::toJson of it (expand's overlay). Parsed on
+  // first use, once, thread-safe: a process mostly needs one or two of the recipes, and
+  // parsing all of them cost `dgdctl render` more CPU than rendering.
+  const api::Dgd& dgd() const;
+  const nlohmann::json& document() const;
+
+ private:
+  friend class Catalog;
+  struct Parsed;
+  std::shared_ptr<Parsed> parsed_;
 };
 
 class Catalog {
  public:
-  // The recipes embedded in this binary. Built once on first use; a recipe that does not
-  // parse is a build defect, caught by unit_recipes, and is left out here.
+  // The recipes embedded in this binary, read from their build-time JSON form. Built once
+  // on first use. A recipe that does not parse is a build defect, caught by unit_recipes;
+  // here it reads as an empty DGD.
   static const Catalog& builtin();
 
   // A catalog from files named "<model>/<framework>/<target>/dgd.yaml" (other files are
-  // ignored). Problems are appended to `errors` with the file path as the field path.
+  // ignored). With `errors`, every recipe is parsed now, problems are appended with the
+  // file path as the field path and recipes that do not parse are left out; without, each
+  // recipe is parsed on first use.
   static Catalog fromFiles(const std::vector<EmbeddedFile>& files,
                            std::vector<api::FieldError>* errors);
 
@@ -50,6 +63,11 @@ class Catalog {
   std::string explainMissing(std::string_view name) const;
 
  private:
+  // fromFiles, reading each dgd.yaml from its build-time JSON form in `compiled` where
+  // there is one (same path), from the YAML text otherwise.
+  static Catalog build(const std::vector<EmbeddedFile>& files, const std::vector<EmbeddedFile>* compiled,
+                       std::vector<api::FieldError>* errors);
+
   std::vector<Recipe> recipes_;
 };
 

@@ -136,13 +136,13 @@ int recipesList(const CommonOptions& o, std::ostream& out, bool table) {
     out << "NAME                                            GPUS  COMPONENTS\n";
     for (const auto& r : all) {
       std::string comps;
-      for (const auto& c : r.dgd.spec.components) {
+      for (const auto& c : r.dgd().spec.components) {
         if (!comps.empty()) comps += " ";
         comps += c.name + "x" + std::to_string(c.replicas.value_or(1));
       }
       std::string name = r.name;
       name.resize(std::max<size_t>(name.size() + 1, 48), ' ');
-      std::string gpus = std::to_string(gpuCount(r.dgd));
+      std::string gpus = std::to_string(gpuCount(r.dgd()));
       gpus.resize(6, ' ');
       out << name << gpus << comps << "\n";
     }
@@ -151,11 +151,11 @@ int recipesList(const CommonOptions& o, std::ostream& out, bool table) {
   json items = json::array();
   for (const auto& r : all) {
     json comps = json::array();
-    for (const auto& c : r.dgd.spec.components) {
+    for (const auto& c : r.dgd().spec.components) {
       comps.push_back({{"name", c.name}, {"type", c.type ? api::toString(*c.type) : ""}, {"replicas", c.replicas.value_or(1)}});
     }
-    items.push_back({{"name", r.name}, {"dgd", r.dgd.metadata.name}, {"model", r.model},
-                     {"framework", r.framework}, {"gpus", gpuCount(r.dgd)}, {"components", comps}});
+    items.push_back({{"name", r.name}, {"dgd", r.dgd().metadata.name}, {"model", r.model},
+                     {"framework", r.framework}, {"gpus", gpuCount(r.dgd())}, {"components", comps}});
   }
   if (o.format == Format::kJson) {
     out << items.dump(2) << "\n";
@@ -173,7 +173,7 @@ int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& o
     return 1;
   }
   if (o.format == Format::kJson) {
-    out << api::toJson(r->dgd).dump(2) << "\n";
+    out << api::toJson(r->dgd()).dump(2) << "\n";
   } else {
     out << r->source;
   }

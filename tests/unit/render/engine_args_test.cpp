@@ -19,7 +19,7 @@ using Args = std::vector<std::string>;
 const api::Dgd& recipe(const char* name) {
   const auto* r = recipes::Catalog::builtin().find(name);
   if (r == nullptr) throw std::runtime_error(name);
-  return r->dgd;
+  return r->dgd();
 }
 const api::Component& comp(const api::Dgd& d, const char* name) { return *d.findComponent(name); }
 
