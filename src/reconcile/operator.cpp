@@ -93,6 +93,26 @@ class LiveCluster final : public Cluster {
   std::vector<json> dgd_pods(const std::string& ns, const std::string& name) override {
     std::vector<json> out;
     if (pods_ == nullptr) return out;
+    // Pods of the DGD's Deployments are named <dgd>-<component>-... (generateName keeps
+    // at most 58 characters of that): parse only those.
+    const std::string prefix = (name + "-").substr(0, 58);
+    for (const auto& o : pods_->list(ns)) {
+      if (o->name().compare(0, prefix.size(), prefix) != 0) continue;
+      json p = o->object();
+      if (dgd_of_pod(p) == name) out.push_back(std::move(p));
+    }
+    return out;
+  }
+  std::vector<json> cached_pods() override { return all(pods_); }
+  std::vector<json> cached_nodes() override { return all(nodes_); }
+  // Placement: the operator's pods (label-scoped informer) and every node.
+  void set_placement_stores(const runtime::Store* pods, const runtime::Store* nodes) {
+    pods_ = pods;
+    nodes_ = nodes;
+  }
+  std::vector<json> dgd_pods(const std::string& ns, const std::string& name) override {
+    std::vector<json> out;
+    if (pods_ == nullptr) return out;
     // The label as the compact cached text spells it: parse only the pods that hold it.
     const std::string needle = "\"" + name + "\"";
     for (const auto& o : pods_->list(ns)) {
