@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -102,13 +103,17 @@ Status RestClient::prepare(HttpRequest& request, const CancelToken& cancel) {
 
 Result<HttpResponse> RestClient::execute(HttpRequest request, const std::string& verb, bool idempotent,
                                          const CancelToken& cancel) {
-  if (is_write(request.method) && write_gate_ && !write_gate_()) {
+  // The gate is asked before every attempt: a retry (after a 429's Retry-After, say)
+  // may come after leadership is gone, and must not be sent then.
+  auto refused_by_gate = [&]() -> std::optional<Error> {
+    if (!is_write(request.method) || !write_gate_ || write_gate_()) return std::nullopt;
     Error e;
     e.kind = ErrorKind::kNotLeader;
     e.request = request.method + " " + request.target;
     e.message = "write refused: this process is not the leader";
     return e;
-  }
+  };
+  if (auto e = refused_by_gate()) return std::move(*e);
   request.headers.emplace_back("User-Agent", options_.user_agent);
   if (request.timeout.count() == 0) request.timeout = options_.timeout;
   // Both the caller's token and client shutdown cancel the request.
@@ -120,6 +125,9 @@ Result<HttpResponse> RestClient::execute(HttpRequest request, const std::string&
   bool retried_auth = false, retried_transport = false;
   auto backoff = options_.retry_backoff;
   for (int attempt = 0;; ++attempt) {
+    if (attempt > 0) {
+      if (auto e = refused_by_gate()) return std::move(*e);
+    }
     if (auto s = prepare(request, token); !s) return std::move(s).error();
     auto start = std::chrono::steady_clock::now();
     auto r = transport_->send(request, token);

@@ -15,7 +15,6 @@
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/serving.h"
-#include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/status.h"
 #include "dgd/render/render.h"
 

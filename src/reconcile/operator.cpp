@@ -105,25 +105,6 @@ class LiveCluster final : public Cluster {
   }
   std::vector<json> cached_pods() override { return all(pods_); }
   std::vector<json> cached_nodes() override { return all(nodes_); }
-  // Placement: the operator's pods (label-scoped informer) and every node.
-  void set_placement_stores(const runtime::Store* pods, const runtime::Store* nodes) {
-    pods_ = pods;
-    nodes_ = nodes;
-  }
-  std::vector<json> dgd_pods(const std::string& ns, const std::string& name) override {
-    std::vector<json> out;
-    if (pods_ == nullptr) return out;
-    // The label as the compact cached text spells it: parse only the pods that hold it.
-    const std::string needle = "\"" + name + "\"";
-    for (const auto& o : pods_->list(ns)) {
-      if (o->json_text().find(needle) == std::string::npos) continue;
-      json p = o->object();
-      if (dgd_of_pod(p) == name) out.push_back(std::move(p));
-    }
-    return out;
-  }
-  std::vector<json> cached_pods() override { return all(pods_); }
-  std::vector<json> cached_nodes() override { return all(nodes_); }
 
  private:
   const runtime::Store* store(const ChildKind& kind) {
@@ -165,45 +146,6 @@ runtime::InformerOptions child_informer(const ChildKind& kind, const std::string
   io.ns = ns;
   io.label_selector = child_label_selector();
   return io;
-}
-
-// Placement (placement_status.h): the operator's pods bring their DGD back when where
-// they stand changes; nodes bring back the DGDs whose Placement is not True.
-void add_placement_informers(runtime::Manager& manager, runtime::Controller& controller, runtime::Informer& dgds,
-                             LiveCluster& cluster, const std::string& watch_namespace) {
-  runtime::InformerOptions pio;
-  pio.resource = kube::resources::pods();
-  pio.ns = watch_namespace;
-  pio.label_selector = child_label_selector();
-  runtime::Informer& pods = manager.add_informer(pio);
-  auto wake_owner = [&controller](const runtime::ObjectPtr& pod) {
-    const std::string dgd = dgd_of_pod(pod->object());
-    if (!dgd.empty()) controller.queue().add(pod->ns() + "/" + dgd);
-  };
-  runtime::EventHandler ph;
-  ph.on_add = wake_owner;
-  ph.on_delete = wake_owner;
-  ph.on_update = [wake_owner](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
-    if (pod_placement_changed(before->object(), after->object())) wake_owner(after);
-  };
-  pods.add_handler(ph);
-
-  runtime::InformerOptions nio;
-  nio.resource = kube::ResourceRef{"", "v1", "nodes", "Node", false};
-  runtime::Informer& nodes = manager.add_informer(nio);
-  auto wake_pending = [&controller, &dgds] {
-    for (const auto& d : dgds.store().list()) {
-      if (placement_pending(d->object())) controller.queue().add(d->key());
-    }
-  };
-  runtime::EventHandler nh;
-  nh.on_add = [wake_pending](const runtime::ObjectPtr&) { wake_pending(); };
-  nh.on_delete = [wake_pending](const runtime::ObjectPtr&) { wake_pending(); };
-  nh.on_update = [wake_pending](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
-    if (node_placement_changed(before->object(), after->object())) wake_pending();
-  };
-  nodes.add_handler(nh);
-  cluster.set_placement_stores(&pods.store(), &nodes.store());
 }
 
 // Placement (placement_status.h): the operator's pods bring their DGD back when where

@@ -87,8 +87,6 @@ int main(int argc, char** argv) {
 
   dgd::cli::addSmokeCommand(app);
 
-  dgd::cli::add_plan_command(app);
-
   CLI11_PARSE(app, argc, argv);
 
   dgd::cli::CommonOptions opts;
