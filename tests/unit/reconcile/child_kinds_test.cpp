@@ -27,7 +27,7 @@ TEST(ChildKinds, FindsByGroupAndKind) {
 TEST(ChildKinds, CoverEveryKindTheRendererMakes) {
   std::set<std::string> seen;
   for (const auto& r : recipes::Catalog::builtin().all()) {
-    auto expanded = recipes::expand(recipes::Catalog::builtin(), r.dgd);
+    auto expanded = recipes::expand(recipes::Catalog::builtin(), r.dgd());
     ASSERT_TRUE(expanded.ok()) << r.name;
     auto rendered = render::render(expanded.graph);
     ASSERT_TRUE(rendered.ok()) << r.name;
