@@ -107,10 +107,8 @@ def main():
         assert not clean and len(lines) <= 1, (clean, lines)
 
         sim.set_chaos(watchMaxSeconds=0.5, userAgents=["victim"])
-        t = time.time()
         lines, clean = watch_lines(sim, CM + "?watch=1&timeoutSeconds=20")
-        assert not clean, "an idle watch must be cut within watchMaxSeconds"
-        assert time.time() - t < 15
+        assert not clean, "an idle watch must be cut (abruptly) before its own timeout"
 
         injected = sim.clear_chaos()["injected"]
         for kind in ("throttle", "conflict", "watchExpired", "watchCutEvery", "watchCut"):
