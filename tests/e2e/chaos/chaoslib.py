@@ -579,6 +579,9 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
             figures["finalMismatches"] = len(mismatches) + len(waiting)
             log("%s figures: %s" % (title, json.dumps(figures, sort_keys=True)))
             problems = mismatches + waiting
+            # A replica may exit 1 when it loses its lease (it is restarted); a crash is a bug.
+            crashes = [(r, rc) for r, rc in ops.unexpected_exits if rc != 1 or not leader_elect]
+            assert not crashes, "operator exits other than a lost lease: %r" % crashes
             assert not problems, "%d final mismatches:\n  %s" % (len(problems), "\n  ".join(problems[:40]))
             if leader_elect:
                 assert not audit.gaps, "the request log dropped records; the single-writer audit is incomplete"
