@@ -4,7 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
+#include <string>
 
 namespace kubesim {
 
@@ -12,22 +12,53 @@ using nlohmann::json;
 
 namespace {
 
+// Hand-written instead of std::regex: libstdc++'s regex matcher recurses once per character
+// and overflows the stack on a long scalar (a 100,000-digit number in a 3 MiB body crashed
+// kube-sim). Both run in linear time.
+size_t digits_at(const std::string& s, size_t& i) {
+  size_t start = i;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  return i - start;
+}
+
+// [-+]?(0|[1-9][0-9]*)
+bool is_int(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i < s.size() && s[i] == '0') return i + 1 == s.size();
+  return digits_at(s, i) > 0 && i == s.size();
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_float(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  size_t int_digits = digits_at(s, i), frac_digits = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    frac_digits = digits_at(s, i);
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits_at(s, i) == 0) return false;
+  }
+  return i == s.size();
+}
+
 json scalar(const YAML::Node& n) {
   const std::string& s = n.Scalar();
   if (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str") return s;
-  static const std::regex int_re("^[-+]?(0|[1-9][0-9]*)$");
-  static const std::regex float_re("^[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?$");
   if (s == "null" || s == "Null" || s == "NULL" || s == "~" || s.empty()) return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (std::regex_match(s, int_re)) {
+  if (is_int(s)) {
     try {
       return std::stoll(s);
     } catch (...) {
       return s;
     }
   }
-  if (std::regex_match(s, float_re)) {
+  if (is_float(s)) {
     try {
       return std::stod(s);
     } catch (...) {

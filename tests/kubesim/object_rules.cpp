@@ -4,6 +4,7 @@
 #include "kubesim/patch_adapter.h"
 #include "kubesim/selectors.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -520,11 +521,18 @@ void validate(const ResourceType& t, const json& obj) {
                             {"message", "Required value"}});
   }
   if (t.group.empty() && (t.kind == "ConfigMap" || t.kind == "Secret")) {
-    static const std::regex key("^[-._a-zA-Z0-9]+$");
+    // IsConfigMapKey: [-._a-zA-Z0-9]+, at most 253 characters. A loop, not std::regex, which
+    // recurses per character and overflowed the stack on a long key.
+    auto valid_key = [](const std::string& k) {
+      return !k.empty() && k.size() <= 253 && std::all_of(k.begin(), k.end(), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '.' || c == '_';
+             });
+    };
     for (const char* f : {"data", "binaryData"})
       if (is_obj(obj, f))
         for (const auto& [k, v] : obj[f].items()) {
-          if (!std::regex_match(k, key))
+          if (!valid_key(k))
             causes.push_back({{"reason", "FieldValueInvalid"}, {"field", std::string(f) + "[" + k + "]"},
                               {"message", "Invalid value: \"" + k + "\": a valid config key must consist of alphanumeric characters, '-', '_' or '.'"}});
           if (!v.is_string())
