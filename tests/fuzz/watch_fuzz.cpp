@@ -101,12 +101,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();
     }
     auto ev = dgd::kube::decode_watch_event(line);
-    Expected want = reference_decode(line);
-    if (ev.ok() != want.ok) disagree(line, want.ok ? "a well-formed event it rejected" : "a bad frame it accepted");
-    if (!ev.ok()) continue;
-    if (ev->type != want.type) disagree(line, "the type");
-    if (ev->resource_version() != want.resource_version) disagree(line, "the resourceVersion");
-    if (ev->type == dgd::kube::WatchEventType::kError) (void)ev->status_error("GET /fuzz?watch=1");
+    // nlohmann::json stops reading at a NUL byte (it ends C strings), so it is no reference
+    // for frames that hold one; those only have to decode without a crash.
+    if (line.find('\0') == std::string::npos) {
+      Expected want = reference_decode(line);
+      if (ev.ok() != want.ok) disagree(line, want.ok ? "a well-formed event it rejected" : "a bad frame it accepted");
+      if (ev.ok() && ev->type != want.type) disagree(line, "the type");
+      if (ev.ok() && ev->resource_version() != want.resource_version) disagree(line, "the resourceVersion");
+    }
+    if (ev.ok() && ev->type == dgd::kube::WatchEventType::kError) (void)ev->status_error("GET /fuzz?watch=1");
   }
   return 0;
 }
