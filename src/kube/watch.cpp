@@ -9,23 +9,30 @@ namespace dgd::kube {
 nlohmann::json WatchEvent::object() const { return nlohmann::json::parse(object_text); }
 
 std::string WatchEvent::resource_version() const {
+  // As a DOM read would have it: the last "metadata" and, in it, the last
+  // "resourceVersion" win; anything but a string gives "".
   JsonScanner s(object_text);
   std::string_view key;
+  std::string rv;
   if (!s.begin_object()) return "";
   while (s.next_member(key)) {
-    if (key != "metadata" || s.peek() != '{') {
+    if (key != "metadata") {
       s.value();
       continue;
     }
-    std::string rv;
+    rv.clear();
+    if (s.peek() != '{') {
+      s.value();
+      continue;
+    }
     s.begin_object();
     while (s.next_member(key)) {
-      if (key == "resourceVersion" && s.peek() == '"') s.string_value(rv);
-      else s.value();
+      if (key != "resourceVersion") s.value();
+      else if (s.peek() == '"') s.string_value(rv);
+      else rv.clear(), s.value();
     }
-    return s.ok() ? rv : "";
   }
-  return "";
+  return s.ok() ? rv : "";
 }
 
 Error WatchEvent::status_error(std::string request) const {
@@ -44,6 +51,8 @@ Result<WatchEvent> decode_watch_event(std::string_view frame) {
     e.message = "watch frame " + why + ": " + std::string(frame.substr(0, 200));
     return e;
   };
+  // A UTF-8 byte order mark is skipped, as nlohmann::json (and Go's decoder) do.
+  if (frame.substr(0, 3) == "\xEF\xBB\xBF") frame.remove_prefix(3);
   JsonScanner s(frame);
   if (s.peek() != '{') {
     s.value();  // not an object: say so only if it is JSON at all

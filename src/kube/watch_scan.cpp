@@ -1,6 +1,8 @@
 #include "dgd/kube/watch_scan.h"
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 namespace dgd::kube {
@@ -274,6 +276,7 @@ bool JsonScanner::string_value(std::string& out) {
 
 bool JsonScanner::number() {
   const size_t n = text_.size();
+  const size_t start = pos_;
   auto digit = [&] { return pos_ < n && text_[pos_] >= '0' && text_[pos_] <= '9'; };
   if (pos_ < n && text_[pos_] == '-') ++pos_;
   if (!digit()) return fail("bad number");
@@ -287,11 +290,19 @@ bool JsonScanner::number() {
     if (!digit()) return fail("bad number");
     while (digit()) ++pos_;
   }
+  bool exponent = false;
   if (pos_ < n && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+    exponent = true;
     ++pos_;
     if (pos_ < n && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
     if (!digit()) return fail("bad number");
     while (digit()) ++pos_;
+  }
+  // A number too large for a double is an error (as in nlohmann::json, which the rest of
+  // the operator parses with). Only long numbers or exponents can be; check those alone.
+  if (exponent || pos_ - start > 300) {
+    std::string copy(text_.substr(start, pos_ - start));
+    if (std::isinf(std::strtod(copy.c_str(), nullptr))) return fail("number out of range");
   }
   return true;
 }
@@ -312,19 +323,19 @@ bool JsonScanner::boolean(bool& out) {
 
 bool JsonScanner::value(std::string* out) {
   just_opened_ = false;
-  return value_at(out, 0);
+  return value_at(out);
 }
 
-bool JsonScanner::value_at(std::string* out, int depth) {
+bool JsonScanner::value_at(std::string* out) {
   // One loop over the whole value with an explicit stack of open containers: no call
   // per token (this is the hot loop of watch decoding).
   char c = peek();
   const size_t start = pos_;
   const size_t ws_before = ws_skipped_;
   if (c == '\0') return ok() ? fail("unexpected end") : false;
-  char stack[kMaxDepth + 1];
-  int sp = 0;
-  const int max_sp = kMaxDepth - depth;
+  // Open containers: no depth limit (nlohmann::json has none either); short of 16
+  // levels the string needs no allocation.
+  std::string stack;
   const size_t n = text_.size();
   auto is_ws = [](char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; };
   auto ws = [&] {
@@ -340,13 +351,12 @@ bool JsonScanner::value_at(std::string* out, int depth) {
     switch (c) {
       case '{':
       case '[':
-        if (sp >= max_sp) return fail("nesting too deep");
         ++pos_;
         ws();
         if (at() == (c == '{' ? '}' : ']')) {
           ++pos_;  // empty container: a complete value
         } else {
-          stack[sp++] = c;
+          stack.push_back(c);
           opened = true;
         }
         break;
@@ -374,9 +384,9 @@ bool JsonScanner::value_at(std::string* out, int depth) {
     bool need_key = opened;            // '{' opened: the first key follows
     // After a value: close containers, or a ',' and the next element or key.
     while (!need_key) {
-      if (sp == 0) goto done;
+      if (stack.empty()) goto done;
       ws();
-      char top = stack[sp - 1];
+      char top = stack.back();
       char ch = at();
       if (ch == ',') {
         ++pos_;
@@ -386,7 +396,7 @@ bool JsonScanner::value_at(std::string* out, int depth) {
       }
       if (ch != (top == '{' ? '}' : ']')) return fail(top == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
       ++pos_;
-      --sp;
+      stack.pop_back();
     }
     if (need_key) {
       ws();

@@ -2,10 +2,10 @@
 // decoding and the informer cache use it instead of nlohmann::json::parse: an event is
 // read once, its few metadata fields are picked out, and the rest is copied as text.
 //
-// Grammar: RFC 8259 (strict: UTF-8 checked, escapes and surrogate pairs checked, no
-// trailing commas, no comments). Nesting deeper than kMaxDepth is rejected (no Kubernetes
-// object comes close; it bounds the recursion). Errors are sticky: after the first one
-// every call fails and error() says where.
+// Grammar: RFC 8259, accepting exactly what nlohmann::json accepts (strict: UTF-8
+// checked, escapes and surrogate pairs checked, no trailing commas, no comments, numbers
+// that overflow a double rejected; nesting unlimited, read without recursion). Errors are
+// sticky: after the first one every call fails and error() says where.
 // Single-owner; the text must outlive the scanner and the views it hands out.
 #pragma once
 #include <cstddef>
@@ -16,8 +16,6 @@ namespace dgd::kube {
 
 class JsonScanner {
  public:
-  static constexpr int kMaxDepth = 512;
-
   explicit JsonScanner(std::string_view text) : text_(text) {}
 
   // Skips whitespace; the next byte, or '\0' at the end of the text.
@@ -56,7 +54,7 @@ class JsonScanner {
 
  private:
   void skip_ws();
-  bool value_at(std::string* out, int depth);
+  bool value_at(std::string* out);
   bool number();
   bool literal(std::string_view word);
 

@@ -73,13 +73,21 @@ TEST(JsonScanner, CompactsWhitespaceOutsideStringsOnly) {
   EXPECT_EQ(scan("{ \"a b\" : [ 1 ,\n \"c  d\" ] }").value(), "{\"a b\":[1,\"c  d\"]}");
 }
 
-TEST(JsonScanner, RejectsNestingBeyondTheLimit) {
-  std::string deep(JsonScanner::kMaxDepth + 10, '[');
-  deep += std::string(JsonScanner::kMaxDepth + 10, ']');
+TEST(JsonScanner, ReadsDeepNestingWithoutRecursion) {
+  // A frame of 100,000 nested arrays would overflow the stack of a recursive reader.
+  std::string deep(100000, '[');
+  deep += std::string(100000, ']');
+  EXPECT_TRUE(scan(deep).has_value());
+  deep.pop_back();
   EXPECT_FALSE(scan(deep).has_value());
-  std::string ok(100, '[');
-  ok += std::string(100, ']');
-  EXPECT_TRUE(scan(ok).has_value());
+}
+
+TEST(JsonScanner, RejectsNumbersThatOverflowADouble) {
+  expect_agrees("[1e400]");
+  expect_agrees("[-1.8e308]");
+  expect_agrees("[1e-400]");
+  expect_agrees("[" + std::string(310, '9') + "]");
+  expect_agrees("[" + std::string(300, '9') + "]");
 }
 
 TEST(JsonScanner, IteratesMembersAndDecodesStrings) {
@@ -114,6 +122,18 @@ TEST(DecodeWatchEvent, RejectsAFrameWithInvalidJsonAnywhere) {
   EXPECT_EQ(ev.error().kind, ErrorKind::kDecode);
   EXPECT_FALSE(decode_watch_event(R"({"type":"ADDED","object":[]})").ok());
   EXPECT_FALSE(decode_watch_event(R"({"type":"ADDED","object":{}} trailing)").ok());
+}
+
+TEST(DecodeWatchEvent, ReadsLikeADomOnDuplicateKeysAndAByteOrderMark) {
+  auto ev = decode_watch_event(
+      "\xEF\xBB\xBF{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"},"
+      "\"metadata\":{\"resourceVersion\":\"2\",\"resourceVersion\":\"3\"}},\"type\":\"DELETED\"}");
+  ASSERT_TRUE(ev.ok()) << ev.error().to_string();
+  EXPECT_EQ(ev->type, WatchEventType::kDeleted) << "the last type wins";
+  EXPECT_EQ(ev->resource_version(), "3") << "the last metadata, and its last resourceVersion, win";
+  auto odd = decode_watch_event(R"({"type":"ADDED","object":{"metadata":{"resourceVersion":"1","resourceVersion":5}}})");
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->resource_version(), "");
 }
 
 }  // namespace
