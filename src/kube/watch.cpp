@@ -16,7 +16,7 @@ std::string WatchEvent::resource_version() const {
   std::string rv;
   if (!s.begin_object()) return "";
   while (s.next_member(key)) {
-    if (key != "metadata") {
+    if (!JsonScanner::raw_equals(key, "metadata")) {
       s.value();
       continue;
     }
@@ -27,7 +27,7 @@ std::string WatchEvent::resource_version() const {
     }
     s.begin_object();
     while (s.next_member(key)) {
-      if (key != "resourceVersion") s.value();
+      if (!JsonScanner::raw_equals(key, "resourceVersion")) s.value();
       else if (s.peek() == '"') s.string_value(rv);
       else rv.clear(), s.value();
     }
@@ -66,12 +66,12 @@ Result<WatchEvent> decode_watch_event(std::string_view frame) {
   bool object_is_object = false;
   // The last of duplicate keys wins, as a DOM parse would have it.
   while (s.next_member(key)) {
-    if (key == "type") {
+    if (JsonScanner::raw_equals(key, "type")) {
       has_type = true;
       type_is_string = s.peek() == '"';
       if (type_is_string) s.string_value(type);
       else s.value();
-    } else if (key == "object") {
+    } else if (JsonScanner::raw_equals(key, "object")) {
       object_is_object = s.peek() == '{';
       size_t start = s.pos();
       s.value();

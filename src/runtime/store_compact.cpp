@@ -14,10 +14,7 @@ using kube::JsonScanner;
 constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
 
 // Compares a raw (still escaped) key with a plain one.
-bool key_is(std::string_view raw, std::string_view want) {
-  if (raw.find('\\') == std::string_view::npos) return raw == want;
-  return JsonScanner::unescape(raw) == want;
-}
+bool key_is(std::string_view raw, std::string_view want) { return JsonScanner::raw_equals(raw, want); }
 
 // Writes `"key":` (with the ',' before it unless it is the first member).
 void open_member(std::string& out, bool& first, std::string_view raw_key) {

@@ -51,6 +51,10 @@ class JsonScanner {
 
   // Decodes a string's raw text (as string() returns it, already validated).
   static std::string unescape(std::string_view raw);
+  // True if the raw (still escaped) string `raw` decodes to `want`.
+  static bool raw_equals(std::string_view raw, std::string_view want) {
+    return raw.find('\\') == std::string_view::npos ? raw == want : unescape(raw) == want;
+  }
 
  private:
   void skip_ws();

@@ -134,6 +134,9 @@ TEST(DecodeWatchEvent, ReadsLikeADomOnDuplicateKeysAndAByteOrderMark) {
   auto odd = decode_watch_event(R"({"type":"ADDED","object":{"metadata":{"resourceVersion":"1","resourceVersion":5}}})");
   ASSERT_TRUE(odd.ok());
   EXPECT_EQ(odd->resource_version(), "");
+  auto escaped = decode_watch_event(R"({"typ\u0065":"ADDED","object":{"m\u0065tadata":{"resourceV\u0065rsion":"9"}}})");
+  ASSERT_TRUE(escaped.ok()) << "keys are compared decoded";
+  EXPECT_EQ(escaped->resource_version(), "9");
 }
 
 }  // namespace
