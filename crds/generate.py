@@ -120,6 +120,10 @@ MODEL = o("The served model, its pinned revision, its cache volume and the downl
         }),
         "image": s("Job image. Default: python:3.10-slim.", 4096),
         "highPerformance": b("HF_XET_HIGH_PERFORMANCE for the download (faster, needs memory). Default: true."),
+        "packages": lst("pip packages installed in the Job before hf download, each pinned exactly (name==version). "
+                        "Default: [huggingface_hub==1.16.4].",
+                        s("A pinned package, e.g. huggingface_hub==1.11.0.", 128,
+                          pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9][A-Za-z0-9.+_-]*$"), 16),
         "resources": raw("Resource requests / limits of the Job container (corev1.ResourceRequirements)."),
     }),
 })

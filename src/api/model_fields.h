@@ -45,6 +45,7 @@ template <class V> void describe(V& v, ModelDownload& s) {
   v("tokenSecretRef", s.tokenSecretRef);
   v("image", s.image);
   v("highPerformance", s.highPerformance);
+  v("packages", s.packages);
   v("resources", s.resources);
 }
 template <class V> void describe(V& v, Model& s) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <set>
 
 #include "api/checker.h"
@@ -291,6 +292,23 @@ void Checker::checkModel(const Model& m, const std::string& path) {
       }
     }
     if (d.image && !syntax::isImageRef(*d.image)) error(dp + ".image", "not a valid image reference");
+    for (size_t i = 0; i < d.packages.size(); ++i) {
+      // Exact pins only: reproducible downloads, and nothing the Job's shell would interpret.
+      const std::string& pkg = d.packages[i];
+      const size_t eq = pkg.find("==");
+      auto word = [](std::string_view w, const char* extra) {
+        if (w.empty() || !std::isalnum(static_cast<unsigned char>(w[0]))) return false;
+        for (char ch : w) {
+          if (!std::isalnum(static_cast<unsigned char>(ch)) && std::strchr(extra, ch) == nullptr) return false;
+        }
+        return true;
+      };
+      if (eq == std::string::npos || pkg.size() > 128 || !word(std::string_view(pkg).substr(0, eq), "._-") ||
+          !word(std::string_view(pkg).substr(eq + 2), ".+_-")) {
+        error(dp + ".packages[" + std::to_string(i) + "]",
+              "\"" + shown(pkg) + "\" is not an exactly pinned pip package (name==version, e.g. huggingface_hub==1.11.0)");
+      }
+    }
     if (!d.resources.is_null()) {
       if (!d.resources.is_object()) {
         error(dp + ".resources", "must be an object with requests / limits");

@@ -13,6 +13,7 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
 #include "dgd/reconcile/child_plan.h"
+#include "dgd/reconcile/model_cache.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/serving.h"
 #include "dgd/reconcile/status.h"
@@ -32,6 +33,9 @@ std::chrono::milliseconds retry_delay(int failures) {
   const int shift = std::min(failures, 12);
   return std::min(std::chrono::milliseconds(100) * (1 << shift), std::chrono::milliseconds(300000));
 }
+
+// How often a DGD whose model-cache PVC does not exist looks for it again.
+constexpr std::chrono::seconds kClaimPollInterval{10};
 
 std::string meta_string(const json& obj, const char* field) {
   auto m = obj.find("metadata");
@@ -289,11 +293,12 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     }
   }
   // The model-download Job is shared by the DGDs that use the same cache, model and
-  // revision (render.h): the DGD that created it drives it; the others only wait for it,
-  // rather than fight over its controller reference.
+  // revision, and so is a cache PVC: whoever controls it (the cache PVC, a DGD) drives
+  // it; the others only wait for it, rather than fight over its controller reference.
   desired.erase(std::remove_if(desired.begin(), desired.end(),
                                [&](const json& d) {
-                                 if (d.value("kind", "") != "Job") return false;
+                                 const std::string kind = d.value("kind", "");
+                                 if (kind != "Job" && kind != "PersistentVolumeClaim") return false;
                                  const std::string k = object_key(d);
                                  for (const auto& o : live_store) {
                                    if (object_key(o) != k) continue;
@@ -302,6 +307,46 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
                                  return false;
                                }),
                 desired.end());
+  // --- model cache (model_cache.h): a missing download Job is created after the other
+  // children (it is owned by the PVC, whose uid is known then); until it has completed
+  // the workers are held back.
+  const std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
+  std::optional<json> new_job;
+  ModelCacheObservation cache_seen;
+  // Keys of live children left exactly as they are: the download Job once it exists (its
+  // pod template is immutable, and it may come from an older operator or another DGD).
+  std::set<std::string> held_as_is;
+  if (cache) {
+    if (!cache->job_name.empty()) {
+      auto jt = std::find_if(desired.begin(), desired.end(), [&](const json& d) {
+        return d.value("kind", "") == "Job" && meta_string(d, "name") == cache->job_name;
+      });
+      const std::string job_key = "batch/Job/" + key.ns + "/" + cache->job_name;
+      for (const auto& o : live_store) {
+        if (object_key(o) == job_key) cache_seen.job = &o;
+      }
+      if (cache_seen.job != nullptr) {
+        held_as_is.insert(job_key);
+      } else if (jt != desired.end()) {
+        new_job = std::move(*jt);
+        desired.erase(jt);
+      }
+    }
+    if (assess_model_cache(*cache, cache_seen).hold_workers) {
+      std::set<std::string> workers;
+      for (const auto& c : expanded->graph.spec.components) {
+        if (!c.type || api::isWorkerType(*c.type)) workers.insert(api::childName(key.name, c.name));
+      }
+      std::map<std::string, int64_t> live_replicas;
+      for (const auto& o : live_store) {
+        if (o.value("kind", "") == "Deployment") {
+          live_replicas[object_key(o)] = o.value("/spec/replicas"_json_pointer, int64_t{1});
+        }
+      }
+      hold_back_workers(desired, workers, live_replicas);
+    }
+  }
+
   std::vector<const json*> live;
   live.reserve(live_store.size());
   for (const auto& o : live_store) live.push_back(&o);
@@ -310,10 +355,14 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
 
   auto holds = [](const json& l, const json& d) { return kube::holds_desired(l, d, kube::schema_for_object(d)); };
   ChildPlan plan = plan_children(desired, live, uid, holds);
+  plan.apply.erase(std::remove_if(plan.apply.begin(), plan.apply.end(),
+                                  [&](const json* d) { return held_as_is.count(object_key(*d)) > 0; }),
+                   plan.apply.end());
 
   // Creating a child? Make sure the DGD is not being deleted: the cache of DGDs may lag
   // the garbage collector deleting children (their watch is another stream).
-  const bool creates = std::any_of(plan.apply.begin(), plan.apply.end(),
+  const bool creates = new_job.has_value() ||
+                       std::any_of(plan.apply.begin(), plan.apply.end(),
                                    [&](const json* d) { return live_by_key.count(object_key(*d)) == 0; });
   if (creates) {
     auto now = cluster_.read_dgd(key.ns, key.name);
@@ -373,6 +422,56 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     }
     spdlog::info("dgd={}: deleted {} (no longer in the spec)", id, describe(*o));
     events_.record(dgd, "Normal", kReasonChildDeleted, "Deleted " + describe(*o) + " (no longer in the spec)");
+  }
+
+  // The download Job, owned by the cache PVC; none while the PVC does not exist.
+  bool waiting_for_claim = false;
+  if (new_job) {
+    auto pvc = cluster_.read(kube::resources::persistent_volume_claims(), key.ns, cache->claim);
+    if (!pvc) {
+      if (pvc.error().is(kube::ErrorKind::kNotLeader)) return ReconcileResult::done();
+      api_errors.push_back("reading PVC " + cache->claim + " before creating Job " + cache->job_name +
+                           " failed: " + pvc.error().to_string());
+    } else if (!*pvc) {
+      cache_seen.claim_missing = true;
+      waiting_for_claim = true;
+    } else {
+      own_by_claim(*new_job, **pvc);
+      auto r = cluster_.apply(*find_child_kind("batch/v1", "Job"), *new_job);
+      if (!r) {
+        if (r.error().is(kube::ErrorKind::kNotLeader)) return ReconcileResult::done();
+        const std::string why = "apply " + describe(*new_job) + " failed: " + r.error().to_string();
+        api_errors.push_back(why);
+        events_.record(dgd, "Warning", kReasonApplyFailed, why);
+      } else {
+        const std::string k = object_key(*new_job);
+        applied[k] = std::move(r).value();
+        cache_seen.job = &applied[k];
+        const std::string what = "Created " + describe(*new_job) + " (download of " + cache->what() +
+                                 " into PVC " + cache->claim + ")";
+        spdlog::info("dgd={}: {}", id, what);
+        events_.record(dgd, "Normal", kReasonDownloadStarted, what);
+      }
+    }
+  }
+  std::vector<json> job_pods;
+  if (cache_seen.job != nullptr && cache_seen.job->value("/status/failed"_json_pointer, 0) > 0) {
+    // Why the download failed is in its pods' termination messages.
+    auto pods = cluster_.list(kube::resources::pods(), key.ns, "job-name=" + cache->job_name);
+    if (pods) {
+      job_pods = std::move(pods).value();
+    } else {
+      spdlog::debug("dgd={}: listing the pods of Job {}: {}", id, cache->job_name, pods.error().to_string());
+    }
+  }
+  for (const auto& p : job_pods) cache_seen.job_pods.push_back(&p);
+  if (cache) {
+    const ModelCacheVerdict verdict = assess_model_cache(*cache, cache_seen);
+    status_in.extra_conditions.push_back(verdict.condition);
+    if (verdict.hold_workers) {
+      status_in.held_back_reason = kReasonWaitingForModelCache;
+      status_in.held_back_message = "the workers wait for the model cache: " + verdict.condition.message;
+    }
   }
 
   // --- status.
@@ -452,10 +551,11 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     std::string joined;
     for (const auto& e : sync_problems) joined += (joined.empty() ? "" : "; ") + e;
     report_problem(id, joined);
-    return ReconcileResult::done();
+    return waiting_for_claim ? ReconcileResult::after(kClaimPollInterval) : ReconcileResult::done();
   }
   clear_problem(id);
-  return ReconcileResult::done();
+  // A PVC the user makes is not watched: look for it again shortly.
+  return waiting_for_claim ? ReconcileResult::after(kClaimPollInterval) : ReconcileResult::done();
 }
 
 }  // namespace dgd::reconcile

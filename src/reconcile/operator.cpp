@@ -15,6 +15,8 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/reconcile/cluster.h"
 #include "dgd/reconcile/dgd_reconciler.h"
+#include "dgd/reconcile/model_cache.h"
+#include "dgd/render/render.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/runtime/manager.h"
 
@@ -46,6 +48,23 @@ class LiveCluster final : public Cluster {
     if (r) return std::optional<json>(std::move(r).value());
     if (r.error().is(kube::ErrorKind::kNotFound)) return std::optional<json>();
     return r.error();
+  }
+  kube::Result<std::optional<json>> read(const kube::ResourceRef& resource, const std::string& ns,
+                                         const std::string& name) override {
+    auto r = client_->get(resource, ns, name);
+    if (r) return std::optional<json>(std::move(r).value());
+    if (r.error().is(kube::ErrorKind::kNotFound)) return std::optional<json>();
+    return r.error();
+  }
+  kube::Result<std::vector<json>> list(const kube::ResourceRef& resource, const std::string& ns,
+                                       const std::string& label_selector) override {
+    kube::ListOptions lo;
+    lo.label_selector = label_selector;
+    auto r = client_->list(resource, ns, lo);
+    if (!r) return r.error();
+    std::vector<json> out;
+    for (auto& item : (*r)["items"]) out.push_back(std::move(item));
+    return out;
   }
   bool serves(const ChildKind& kind) override { return store(kind) != nullptr; }
   std::vector<json> owned(const ChildKind& kind, const std::string& ns, const std::string& owner_uid) override {
@@ -187,6 +206,24 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   cluster.set_placement_stores(&pods.store(), &nodes.store());
 }
 
+// A download Job is owned by its cache PVC, not by a DGD, and every DGD of its
+// namespace may wait on it (model_cache.h): wake them all when its state changes.
+runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controller, runtime::Informer& dgds) {
+  auto wake = [&controller, &dgds](const runtime::ObjectPtr& job) {
+    const json obj = job->object();
+    if (obj.value("/metadata/labels"_json_pointer, json::object()).count(render::kLabelModelCache) == 0) return;
+    for (const auto& d : dgds.store().list(job->ns())) controller.queue().add(d->key());
+  };
+  runtime::EventHandler h;
+  h.on_add = wake;
+  h.on_delete = wake;
+  h.on_update = [wake](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+    const json a = before->object(), b = after->object();
+    if (download_state_changed(&a, &b)) wake(after);
+  };
+  return h;
+}
+
 }  // namespace
 
 int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) {
@@ -265,6 +302,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     if (p == Probe::kServed) {
       runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
       inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind));
+      if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, dgds));
       cluster.set_store(kind, &inf.store());
     } else {
       spdlog::warn("{} is not served by the API server ({}); DGDs that need a {} report it in their status; "

@@ -149,6 +149,10 @@ json compute_status(const StatusInput& in) {
       std::vector<std::string> all = in.sync_problems;
       all.insert(all.end(), not_ready.begin(), not_ready.end());
       conds.push_back({"Ready", "False", "ChildrenNotSynced", cap_message(join(all, "; "))});
+    } else if (!in.held_back_reason.empty()) {
+      std::vector<std::string> all = {in.held_back_message};
+      all.insert(all.end(), not_ready.begin(), not_ready.end());
+      conds.push_back({"Ready", "False", in.held_back_reason, cap_message(join(all, "; "))});
     } else if (not_ready.empty()) {
       conds.push_back({"Ready", "True", "AllComponentsReady", "every component has rolled out and is ready"});
     } else {
@@ -165,7 +169,7 @@ json compute_status(const StatusInput& in) {
   std::string state;
   if (!spec_valid) {
     state = "failed";
-  } else if (not_ready.empty() && in.sync_problems.empty()) {
+  } else if (not_ready.empty() && in.sync_problems.empty() && in.held_back_reason.empty()) {
     state = "successful";
   } else if (!any_exists) {
     state = "initializing";

@@ -63,6 +63,21 @@ std::optional<json> sglangConfigMap(const api::Dgd& graph, const std::string& ns
               {"data", data}};
 }
 
+namespace {
+
+// Metadata of the model-cache PVC and download Job: they belong to the cache, which
+// DGDs may share, so nothing in them names one DGD (no DGD label, no spec.labels or
+// spec.annotations); otherwise each sharing DGD would rewrite them to its own.
+json cacheMetadata(const api::Dgd& graph, const std::string& name, const std::string& ns, const std::string& claim,
+                   bool owned) {
+  json labels = {{kLabelManagedBy, kManagedByValue}, {kLabelModelCache, claim}};
+  json m = childMetadata(graph, name, ns, labels, owned);
+  m.erase("annotations");
+  return m;
+}
+
+}  // namespace
+
 std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns) {
   const auto& m = graph.spec.model;
   if (!m || !m->cache || !m->cache->claimName || !m->cache->create) return std::nullopt;
@@ -76,7 +91,7 @@ std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns) 
   // A kept cache has no owner, so deleting the DGD does not delete 500 GB of weights.
   const bool owned = !m->cache->keepOnDelete.value_or(true);
   return json{{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
-              {"metadata", childMetadata(graph, *m->cache->claimName, ns, graphLabels(graph), owned)},
+              {"metadata", cacheMetadata(graph, *m->cache->claimName, ns, *m->cache->claimName, owned)},
               {"spec", spec}};
 }
 
@@ -115,11 +130,12 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
   sortBy(env, "name");
   // The model id travels in an env var, never spliced into the shell text. `hf download`
   // resumes partial downloads, so a retried Job continues where it stopped.
-  std::string script =
-      "set -eu\n"
-      "pip install --no-cache-dir huggingface_hub==1.16.4\n";
+  // The pins are validated (name==version: nothing a shell interprets).
+  std::string pip = "pip install --no-cache-dir";
+  const std::vector<std::string> defaults = {"huggingface_hub==1.16.4"};
+  for (const auto& pkg : m->download->packages.empty() ? defaults : m->download->packages) pip += " " + pkg;
+  std::string script = "set -eu\n" + pip + "\n";
   script += revision.empty() ? "hf download \"$MODEL_ID\"\n" : "hf download \"$MODEL_ID\" --revision \"$MODEL_REVISION\"\n";
-  json labels = graphLabels(graph);
   json container = {
       {"name", "download"},
       {"image", m->download->image.value_or("python:3.10-slim")},
@@ -128,16 +144,20 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
       {"securityContext", {{"allowPrivilegeEscalation", false},
                            {"capabilities", {{"drop", json::array({"ALL"})}}},
                            {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      // A failed download's last log lines become the pod's termination message, which
+      // the DGD's ModelCacheReady condition quotes (e.g. "401 Client Error: Unauthorized").
+      {"terminationMessagePolicy", "FallbackToLogsOnError"},
       {"volumeMounts", json::array({{{"name", "model-cache"}, {"mountPath", mount}}})}};
   if (m->download->resources.is_object() && !m->download->resources.empty()) {
     container["resources"] = m->download->resources;
   }
-  json meta = childMetadata(graph, downloadJobName(claim, *m->id, revision), ns, labels);
-  // The download pod must not carry the graph's name label: the recipe pages wait for
-  // `kubectl wait --for=condition=Ready pod -l <dgd-name label>`, and a Completed
-  // download pod never turns Ready, so that wait would hang.
-  json podLabels = labels;
-  podLabels.erase(kLabelDgdName);
+  // The Job is shared by the DGDs on this cache, model and revision, and owned by the
+  // PVC once the reconciler knows its uid (reconcile/model_cache.h); the placeholder
+  // owner here is the DGD's, as for every child. Its pod must not carry the graph's
+  // name label either: the recipe pages wait for `kubectl wait --for=condition=Ready pod
+  // -l <dgd-name label>`, and a Completed download pod never turns Ready.
+  json meta = cacheMetadata(graph, downloadJobName(claim, *m->id, revision), ns, claim, true);
+  json podLabels = meta["labels"];
   meta["annotations"]["nvidia.com/model-id"] = *m->id;
   if (!revision.empty()) meta["annotations"]["nvidia.com/model-revision"] = revision;
   json podSpec = {{"restartPolicy", "Never"},
@@ -155,3 +175,11 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
 }
 
 }  // namespace dgd::render::detail
+
+namespace dgd::render {
+
+std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision) {
+  return detail::downloadJobName(claim, modelId, revision);
+}
+
+}  // namespace dgd::render

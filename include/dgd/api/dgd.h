@@ -110,6 +110,7 @@ struct ModelDownload {                           // one-shot Job filling the cac
   std::optional<SecretKeyRef> tokenSecretRef;    // Hugging Face token Secret (e.g. hf-token-secret / HF_TOKEN)
   std::optional<std::string> image;              // Job image (default python:3.10-slim)
   std::optional<bool> highPerformance;           // HF_XET_HIGH_PERFORMANCE (default true; needs memory: V4 recipes set false with a 16Gi limit)
+  std::vector<std::string> packages;             // pip pins installed before `hf download` (default huggingface_hub==1.16.4)
   nlohmann::json resources;                      // Job container corev1.ResourceRequirements (raw; null when absent)
   bool operator==(const ModelDownload&) const = default;
 };

@@ -42,6 +42,16 @@ class Cluster {
   virtual std::optional<nlohmann::json> cached(const ChildKind& kind, const std::string& ns,
                                                const std::string& name) = 0;
 
+  // The object of `resource` named ns/name as the API server has it (a GET, not a
+  // cache): for objects the operator does not label, such as a model-cache PVC the
+  // user made. nullopt when it does not exist. Called on rare paths only (before
+  // creating a download Job, after one failed).
+  virtual kube::Result<std::optional<nlohmann::json>> read(const kube::ResourceRef& resource, const std::string& ns,
+                                                           const std::string& name);
+  // Objects of `resource` in `ns` that match `label_selector`, from the API server (a LIST).
+  virtual kube::Result<std::vector<nlohmann::json>> list(const kube::ResourceRef& resource, const std::string& ns,
+                                                         const std::string& label_selector);
+
   // Server-side apply of `object` (fieldManager dgd-operator, force). Returns the
   // object as stored.
   virtual kube::Result<nlohmann::json> apply(const ChildKind& kind, const nlohmann::json& object) = 0;

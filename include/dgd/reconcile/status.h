@@ -51,6 +51,11 @@ struct StatusInput {
   // the server refused), each "what: why". Non-empty => Ready=False with reason
   // ChildrenNotSynced naming them (a graph missing a child is not ready).
   std::vector<std::string> sync_problems;
+  // Non-empty while the operator holds workers back on purpose (model_cache.h: the
+  // model download has not completed): Ready=False with this reason, and
+  // `held_back_message` leads its message.
+  std::string held_back_reason;
+  std::string held_back_message;
   // Conditions computed elsewhere (Placement, ModelCacheReady, Serving); added as is.
   std::vector<Condition> extra_conditions;
   // The live status (may be null/absent): used to keep lastTransitionTime.

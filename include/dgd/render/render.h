@@ -74,6 +74,15 @@ RenderResult toUpstream(const api::Dgd& graph, const RenderOptions& options = {}
 nlohmann::json lowerPodTemplate(const api::Dgd& graph, const api::Component& component,
                                 std::vector<api::FieldError>& errors);
 
+// The model download Job of a cache, model and revision:
+// "<claim>-download-<8 hex of FNV-1a(model@revision)>". DGDs that share the three share
+// the Job (reconcile/model_cache.h); a new revision gets a new Job.
+std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision);
+
+// Label on the model-cache PVC and download Job, naming the claim. They belong to the
+// cache, which several DGDs may share, so they carry no DGD name label.
+inline constexpr const char* kLabelModelCache = "nvidia.com/model-cache";
+
 // "<k8s namespace>-<dgd name>": the Dynamo namespace of a graph's pods (DYN_NAMESPACE).
 std::string dynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName);
 

@@ -9,8 +9,7 @@ component's Deployment: engine flags (JSON flags compared parsed), flags that mu
 absent, env (frontend DYN_ROUTER_*, worker UCX / NCCL / HF), resources, shared memory,
 model cache, RDMA / ComputeDomain placement, probes, SGLang ConfigMap keys. A missing
 recipe folder is a failure naming it; nothing is skipped. The model download Job is checked
-separately by check_reference_download_job.py (same expectations, `download_job` key; not
-in ctest while the V4 Job differs from recipes.md §5.5).
+separately by test_reference_download_job.py (same expectations, `download_job` key).
 
 Usage: DGDCTL=... DGD_SOURCE_DIR=... /usr/bin/python3 test_reference_flags.py
          [--target SUBSTRING] [--no-info] [--self-test]

