@@ -280,6 +280,14 @@ TEST(Render, ModelCacheJobTakesTheTokenByReferenceAndPinsTheRevision) {
   }
   ASSERT_NE(sameJob, nullptr);
   EXPECT_EQ((*sameJob)["metadata"]["name"], (*job)["metadata"]["name"]);
+  // Nothing in the shared Job names one DGD, so DGDs sharing it never rewrite it.
+  EXPECT_EQ((*sameJob)["spec"], (*job)["spec"]);
+  EXPECT_EQ((*sameJob)["metadata"]["labels"], (*job)["metadata"]["labels"]);
+  EXPECT_EQ((*job)["metadata"]["labels"]["nvidia.com/model-cache"], "shared-model-cache");
+  EXPECT_FALSE((*job)["metadata"]["labels"].contains("nvidia.com/dynamo-graph-deployment-name"));
+  EXPECT_EQ(c["terminationMessagePolicy"], "FallbackToLogsOnError");
+  EXPECT_NE(c["command"][2].get<std::string>().find("pip install --no-cache-dir huggingface_hub==1.16.4\n"),
+            std::string::npos);
   g.spec.model->revision = "0123456789abcdef0123456789abcdef01234567";
   const auto newRevision = render(g).objects;
   for (const auto& o : newRevision) {
