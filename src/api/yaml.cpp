@@ -1,12 +1,14 @@
 // YAML ⇄ JSON (see include/dgd/api/yaml.h for the contract).
 #include "dgd/api/yaml.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <set>
+#include <sstream>
 
 namespace dgd::api {
 namespace {
@@ -290,11 +292,45 @@ void emit(std::string& out, const nlohmann::json& v, int indent) {
   }
 }
 
+// yaml-cpp 0.7's LoadAll loops forever, allocating, when a document cannot consume the
+// token it starts at (e.g. text starting with ", a: b"): every round yields another empty
+// document at the same position (found by tests/fuzz/fuzz_dgd). This pass walks the
+// documents with a handler that only records where each starts, and fails on the first
+// one that starts where the previous one did, before LoadAll sees the text.
+class DocumentProgress : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { start_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  const YAML::Mark& start() const { return start_; }
+
+ private:
+  YAML::Mark start_;
+};
+
+void checkDocumentsAdvance(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentProgress progress;
+  int previous = -1;
+  while (parser.HandleNextDocument(progress)) {
+    if (progress.start().pos == previous) throw YamlError(where(progress.start()) + "unexpected character");
+    previous = progress.start().pos;
+  }
+}
+
 }  // namespace
 
 std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
   std::vector<YAML::Node> docs;
   try {
+    checkDocumentsAdvance(std::string(text));
     docs = YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& e) {
     throw YamlError(where(e.mark) + e.msg);
