@@ -70,20 +70,31 @@ ErrorKind kind_from_status(int code, std::string_view reason) {
   return ErrorKind::kOtherHttp;
 }
 
+namespace {
+
+// o[key] when it is a string, else "". (json::value throws when the key holds another type,
+// and the body comes from the server: a Status with "reason": 5 must not end the operator.)
+std::string string_field(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
 Error error_from_response(int code, std::string_view body, std::string_view retry_after_header,
                           std::string request) {
   Error e;
   e.code = code;
   e.request = std::move(request);
   auto j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.value("kind", "") == "Status") {
-    e.reason = j.value("reason", "");
-    e.message = j.value("message", "");
+  if (j.is_object() && string_field(j, "kind") == "Status") {
+    e.reason = string_field(j, "reason");
+    e.message = string_field(j, "message");
     if (auto d = j.find("details"); d != j.end() && d->is_object()) {
       if (auto cs = d->find("causes"); cs != d->end() && cs->is_array()) {
         for (const auto& c : *cs) {
           if (!c.is_object()) continue;
-          e.causes.push_back({c.value("reason", ""), c.value("message", ""), c.value("field", "")});
+          e.causes.push_back({string_field(c, "reason"), string_field(c, "message"), string_field(c, "field")});
         }
       }
     }

@@ -7,6 +7,7 @@
 
 #include "common/temp_dir.h"
 #include "dgd/kube/config.h"
+#include "dgd/kube/error.h"
 #include "dgd/kube/watch.h"
 
 namespace dgd::kube {
@@ -69,6 +70,22 @@ TEST(FuzzRegression, KubeconfigBlocksOfTheWrongTypeAreErrors) {
     ASSERT_NO_THROW(c = load_text(text)) << text;
     EXPECT_FALSE(c.ok()) << text;
   }
+}
+
+// fuzz_watch: an ERROR watch event (or any error response) whose Status has a field of the
+// wrong JSON type made error_from_response throw nlohmann::json::type_error, which ended the
+// process (std::terminate) instead of yielding an Error.
+TEST(FuzzRegression, StatusWithWrongFieldTypesIsAnErrorNotAnException) {
+  for (const char* body : {R"({"kind":"Status","reason":5,"message":"m","code":410})",
+                           R"({"kind":"Status","reason":"Expired","message":1})",
+                           R"({"kind":7,"message":"x"})",
+                           R"({"kind":"Status","details":{"causes":[{"reason":1,"message":[],"field":{}}]}})"}) {
+    Error e;
+    ASSERT_NO_THROW(e = error_from_response(0, body, "", "GET /x")) << body;
+  }
+  Error e = error_from_response(0, R"({"kind":"Status","reason":5,"message":"gone","code":410})", "", "GET /x");
+  EXPECT_EQ(e.code, 410);
+  EXPECT_EQ(e.message, "gone");
 }
 
 }  // namespace
