@@ -4,32 +4,12 @@
 #include <map>
 
 #include "dgd/render/render.h"
+#include "reconcile/json_path.h"
 
 namespace dgd::reconcile {
 namespace {
 
 using nlohmann::json;
-
-const json& at(const json& obj, std::initializer_list<const char*> path) {
-  static const json kNull;
-  const json* cur = &obj;
-  for (const char* k : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(k);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-std::string str(const json& obj, std::initializer_list<const char*> path) {
-  const json& v = at(obj, path);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
-bool is_extended(const std::string& r) {
-  return r != "cpu" && r != "memory" && r != "ephemeral-storage" && r != "pods";
-}
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep, const std::string& last_sep) {
   std::string out;
