@@ -1,6 +1,7 @@
 #include "kubesim/rbac_tokens.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/base64url.h"
 #include "kubesim/body_codec.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/rbac_authorizer.h"
@@ -19,24 +20,6 @@ using SysClock = std::chrono::system_clock;
 const char* const kApiAudience = "https://kubernetes.default.svc.cluster.local";
 
 namespace {
-
-std::string base64url(const std::string& in) {
-  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += {t[n >> 18], t[(n >> 12) & 63], t[(n >> 6) & 63], t[n & 63]};
-  }
-  if (in.size() - i == 1) {
-    uint32_t n = uint8_t(in[i]) << 16;
-    out += {t[n >> 18], t[(n >> 12) & 63]};
-  } else if (in.size() - i == 2) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += {t[n >> 18], t[(n >> 12) & 63], t[(n >> 6) & 63]};
-  }
-  return out;
-}
 
 std::string random_bytes(size_t n) {
   std::string out(n, '\0');

@@ -1,6 +1,7 @@
 #include "kubesim/store.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/base64url.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/patch_adapter.h"
 
@@ -64,24 +65,6 @@ void add_finalizer(json& obj, const std::string& f) {
 bool finalizers_empty(const json& obj) {
   const json& md = meta(obj);
   return !md.contains("finalizers") || !md["finalizers"].is_array() || md["finalizers"].empty();
-}
-
-std::string b64(const std::string& in) {
-  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += {t[n >> 18], t[(n >> 12) & 63], t[(n >> 6) & 63], t[n & 63]};
-  }
-  if (in.size() - i == 1) {
-    uint32_t n = uint8_t(in[i]) << 16;
-    out += {t[n >> 18], t[(n >> 12) & 63]};
-  } else if (in.size() - i == 2) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += {t[n >> 18], t[(n >> 12) & 63], t[(n >> 6) & 63]};
-  }
-  return out;
 }
 
 std::string unb64(const std::string& in) {
@@ -467,7 +450,7 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
     if (!o.labels.empty() && !o.labels.matches(md.contains("labels") ? md["labels"] : json())) continue;
     if (!o.fields.empty() && !o.fields.matches(obj)) continue;
     if (o.limit > 0 && count == o.limit) {
-      out.continue_token = b64(json{{"rv", out.rv}, {"start", last_key}}.dump());
+      out.continue_token = base64url(json{{"rv", out.rv}, {"start", last_key}}.dump());
       int64_t rest = 0;
       for (auto r = it; r != src->end(); ++r) {
         const json& ro = r->second;
