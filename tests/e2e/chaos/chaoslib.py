@@ -402,8 +402,11 @@ def check(sim, graphs, render_cache):
             continue
         ready = condition(d, "Ready")
         if not ready or ready.get("status") != "True":
-            waiting.append("%s/%s: Ready=%s (%s)" % (g.ns, g.name, ready and ready.get("status"),
-                                                     ready and ready.get("message")))
+            # Placement says whether the scheduler could not place a pod (capacity, clique).
+            placed = condition(d, "Placement")
+            waiting.append("%s/%s: Ready=%s (%s); Placement=%s %s (%s)" % (
+                g.ns, g.name, ready and ready.get("status"), ready and ready.get("message"),
+                placed and placed.get("status"), placed and placed.get("reason"), placed and placed.get("message")))
         key = (g.ns, md.get("generation"))
         if key not in render_cache:
             render_cache[key] = render(g, d["spec"])
