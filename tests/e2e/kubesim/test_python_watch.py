@@ -73,19 +73,25 @@ def resume_after_cut(sim, api):
                 w.stop()
         done.set()
 
+    def watches():
+        return [r for r in sim.requests(since=seq) if r["verb"] == "watch" and r["resource"] == "configmaps"]
+
     t = threading.Thread(target=run, daemon=True)
     t.start()
     for i, n in enumerate(names):
         api.create_namespaced_config_map(NS, client.V1ConfigMap(
             metadata=client.V1ObjectMeta(name=n, labels={"suite": "resume"})))
         if i in (3, 7):
-            # Cut every open watch from the admin endpoint mid-way as well.
-            poll("a watch to be open", lambda: sim.admin("state")["openWatches"] >= 1)
+            # Cut the open watch from the admin endpoint mid-way. kube-sim logs a watch once
+            # it is registered, so waiting for the k-th logged watch means the cut reaches
+            # the stream the client has now (the open-watch count can still include the
+            # stream cut a moment ago).
+            k = 1 if i == 3 else 2
+            poll("watch %d to be open" % k, lambda: len(watches()) >= k)
             sim.admin("cut-watches", "POST")
     assert done.wait(30), ("watch did not finish", got)
     assert got == [("ADDED", n) for n in names], got
-    watches = [r for r in sim.requests(since=seq) if r["verb"] == "watch" and r["resource"] == "configmaps"]
-    assert len(watches) >= 3, "the stream was never cut and resumed: %s" % watches
+    assert len(watches()) >= 3, "the stream was never cut and resumed: %s" % watches()
 
 
 def gone_then_relist(sim, api):
