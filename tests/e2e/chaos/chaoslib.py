@@ -11,13 +11,16 @@ removed components, nothing stuck deleting, observedGeneration == generation.
 
 The harness itself (urllib, kubectl) is never faulted: the fault profile selects the
 operator's user agent. Everything is bounded by counts; waits poll with deadlines.
-Environment: CHAOS_SEED (default 20261130), CHAOS_DGDS (50), CHAOS_OPS (180).
+Environment: CHAOS_SEED (default 20261130), CHAOS_DGDS (50), CHAOS_OPS (180);
+CHAOS_ARTIFACTS=DIR keeps, when the run fails or a clique was full, the operator logs, kube-sim's log and request
+log, and the final DGDs, pods, nodes and ComputeDomains in DIR.
 """
 import copy
 import glob
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -355,10 +358,70 @@ def list_all(sim, path):
     return out["items"]
 
 
-def check(sim, graphs, render_cache):
+GPU = "nvidia.com/gpu"
+CLIQUE_LABEL = "nvidia.com/gpu.clique"
+
+
+def gpus_of(pod):
+    n = 0
+    for c in pod["spec"].get("containers") or []:
+        res = c.get("resources") or {}
+        v = (res.get("requests") or {}).get(GPU, (res.get("limits") or {}).get(GPU, 0))
+        n += int(v)
+    return n
+
+
+class ClusterView:
+    """kube-sim's pods and nodes as the scheduler sees them (read once per check, on demand)."""
+
+    def __init__(self, sim):
+        self.nodes = {n["metadata"]["name"]: n for n in list_all(sim, "/api/v1/nodes")}
+        self.pods = [p for p in list_all(sim, "/api/v1/pods")
+                     if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+
+    def full_clique(self, ns, live_namespaces):
+        """The NVLink clique (label value) that pods of `ns` wait for, when it truly has no room:
+        some of the namespace's ComputeDomain pods are bound in one clique, the others pending,
+        no node of that clique has the GPUs a pending pod asks for, and every pod holding the
+        clique's GPUs is a settled pod of a live DGD (none terminating, none left by a deleted
+        DGD), so the refusal lasts. None otherwise (room exists, or it is still changing)."""
+        claimed = [p for p in self.pods if p["metadata"]["namespace"] == ns and p["spec"].get("resourceClaims")]
+        pending = [p for p in claimed if not p["spec"].get("nodeName") and not p["metadata"].get("deletionTimestamp")]
+        bound = [p for p in claimed if p["spec"].get("nodeName")]
+        cliques = {((self.nodes.get(p["spec"]["nodeName"]) or {}).get("metadata", {}).get("labels") or {})
+                   .get(CLIQUE_LABEL) for p in bound}
+        if not pending or len(cliques) != 1 or None in cliques:
+            return None
+        clique = cliques.pop()
+        members = {name for name, n in self.nodes.items()
+                   if (n["metadata"].get("labels") or {}).get(CLIQUE_LABEL) == clique}
+        used = {name: 0 for name in members}
+        for p in self.pods:
+            node = p["spec"].get("nodeName")
+            if node not in members:
+                continue
+            if p["metadata"].get("deletionTimestamp") or p["metadata"]["namespace"] not in live_namespaces:
+                return None
+            used[node] += gpus_of(p)
+        need = max(gpus_of(p) for p in pending)
+        free = [int(self.nodes[n]["status"]["allocatable"].get(GPU, 0)) - used[n] for n in members]
+        if need <= 0 or any(f >= need for f in free):
+            return None
+        return clique
+
+
+def check(sim, graphs, render_cache, refused=None):
     """Returns (mismatches, not_ready). Mismatches are final-state errors; not_ready lists
-    DGDs still converging (not an error until the deadline)."""
+    DGDs still converging (not an error until the deadline). A DGD whose NVLink clique is
+    full (its ComputeDomain is bound to a clique the other live graphs filled; kube-sim, like
+    the DRA driver, never splits a domain) cannot become Ready: it is not waited for when
+    its Placement condition says so (False/NVLinkClique naming that clique) and the cluster
+    confirms it; it is then listed in `refused` (ns -> clique) and every other check holds."""
     mismatches, waiting = [], []
+    if refused is not None:
+        refused.clear()
+    view = None
+    live_namespaces = {g.ns for g in graphs if g.live}
     dgds = {(d["metadata"]["namespace"], d["metadata"]["name"]): d
             for d in list_all(sim, "/apis/%s/%s/%s" % (GROUP, VERSION, PLURAL))}
     children = {}
@@ -401,9 +464,19 @@ def check(sim, graphs, render_cache):
                 g.ns, g.name, st.get("observedGeneration"), md.get("generation")))
             continue
         ready = condition(d, "Ready")
-        if not ready or ready.get("status") != "True":
+        placed = condition(d, "Placement")
+        clique = None
+        if (ready or {}).get("status") != "True" and (placed or {}).get("status") == "False" \
+                and placed.get("reason") == "NVLinkClique" and refused is not None:
+            view = view or ClusterView(sim)
+            clique = view.full_clique(g.ns, live_namespaces)
+            if clique and clique not in placed.get("message", ""):
+                mismatches.append("%s/%s: Placement=False/NVLinkClique does not name the full clique %s: %s" % (
+                    g.ns, g.name, clique, placed.get("message")))
+            elif clique:
+                refused[g.ns] = clique
+        if clique is None and (not ready or ready.get("status") != "True"):
             # Placement says whether the scheduler could not place a pod (capacity, clique).
-            placed = condition(d, "Placement")
             waiting.append("%s/%s: Ready=%s (%s); Placement=%s %s (%s)" % (
                 g.ns, g.name, ready and ready.get("status"), ready and ready.get("message"),
                 placed and placed.get("status"), placed and placed.get("reason"), placed and placed.get("message")))
@@ -431,6 +504,33 @@ def check(sim, graphs, render_cache):
             if diffs:
                 waiting.append("%s/%s: child %s/%s differs: %s" % (g.ns, g.name, k[0], k[1], "; ".join(diffs[:4])))
     return mismatches, waiting
+
+
+# -- artifacts -----------------------------------------------------------------------------
+
+def keep_artifacts(sim, workdir):
+    """On failure, copies what explains it to $CHAOS_ARTIFACTS (if set): operator logs,
+    kube-sim's log and request log, and the final DGDs, pods, nodes, ComputeDomains."""
+    dest = os.environ.get("CHAOS_ARTIFACTS")
+    if not dest:
+        return
+    os.makedirs(dest, exist_ok=True)
+    for f in glob.glob(os.path.join(workdir, "operator-*.log")):
+        shutil.copy(f, dest)
+    with open(os.path.join(dest, "kube-sim.log"), "w") as f:
+        f.write(sim.log())
+    dumps = {"dgds": "/apis/%s/%s/%s" % (GROUP, VERSION, PLURAL), "pods": "/api/v1/pods", "nodes": "/api/v1/nodes",
+             "computedomains": CHILD_KINDS["ComputeDomain"], "deployments": CHILD_KINDS["Deployment"],
+             "replicasets": "/apis/apps/v1/replicasets", "events": "/api/v1/events",
+             "requests": "/sim/v1/requests?since=0"}
+    for name, path in dumps.items():
+        try:
+            status, out = sim.request_retry(path, deadline=20)
+        except RuntimeError as e:
+            status, out = None, str(e)
+        with open(os.path.join(dest, name + ".json"), "w") as f:
+            json.dump(out, f)
+    sys.stderr.write("\nartifacts kept in %s\n" % dest)
 
 
 # -- the run -------------------------------------------------------------------------------
@@ -551,10 +651,11 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
             log("%s: operations done in %.0f s; faults off; waiting for convergence" % (title, t_ops))
 
             render_cache = {}
+            refused = {}
             deadline = time.time() + 240
             while True:
                 ops.reap()
-                mismatches, waiting = check(sim, graphs, render_cache)
+                mismatches, waiting = check(sim, graphs, render_cache, refused)
                 if not mismatches and not waiting:
                     break
                 if time.time() > deadline:
@@ -579,6 +680,8 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
                 if leader_elect and figures.get("finalLeaderKilled"):
                     takeover = [r for _, r in audit.terms][-1]
                     figures["takeoverBy"] = takeover
+            # DGDs left Pending by a full NVLink clique, reported so (check()); not a mismatch.
+            figures["nvlinkCliqueFull"] = sorted(refused)
             figures["finalMismatches"] = len(mismatches) + len(waiting)
             log("%s figures: %s" % (title, json.dumps(figures, sort_keys=True)))
             problems = mismatches + waiting
@@ -592,8 +695,11 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
                     json.dumps(v) for v in audit.violations[:20])
                 assert len(audit.terms) >= 2, "no takeover happened: %r" % audit.terms
                 assert figures["takeoverBy"] != figures["finalLeaderKilled"]
+            if refused:
+                keep_artifacts(sim, workdir)  # evidence of each full clique, when asked for
             ops.stop_all()
         except BaseException:
+            keep_artifacts(sim, workdir)
             if ops is not None:
                 sys.stderr.write(ops.tail())
                 ops.stop_all()

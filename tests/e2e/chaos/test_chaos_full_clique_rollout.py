@@ -1,0 +1,97 @@
+"""The two states in which the two-replica chaos run can leave a GB200 disaggregated DGD
+Pending for good, made on purpose on the two-rack profile (kube-sim packs GPU pods onto the
+fullest node, so rack r0 fills first; the DRA driver, and kube-sim, bind a ComputeDomain to
+the clique of its first pod and never split it):
+1. r0 has one free tray when the graph starts: one worker takes it, the other stays Pending
+   (what chaos-40 showed: "PrefillWorker: 0 of 1 updated replicas available" until the end);
+3. r0 is full and an engine edit rolls a worker: the surge pod may only join r0, stays
+   Pending, and the old pod keeps serving.
+Each time the DGD must say why: Placement=False/NVLinkClique naming r0, stable at rest, and
+Ready=False; once a tray frees it completes and is Ready. chaoslib.py counts a DGD in such a
+state (confirmed from kube-sim's pods and nodes) as refused by a full clique, not a mismatch."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "placement"))
+from placement_lib import OperatorEnv, node_clique, pods_by_type, wait_placement, wait_until  # noqa: E402
+
+RECIPE = "deepseek-v4.1-flash/vllm/disagg-gb200-agentic"
+R0 = "61248eac-4785-4fbf-9cbd-231635e37e9d.20663"
+FILLER = {
+    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "filler", "namespace": "default"},
+    "spec": {
+        "replicas": 17, "selector": {"matchLabels": {"app": "filler"}},
+        "template": {
+            "metadata": {"labels": {"app": "filler"}},
+            "spec": {
+                "nodeSelector": {"nvidia.com/gpu.clique": R0},
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+                                {"key": "kubernetes.io/arch", "operator": "Exists", "effect": "NoSchedule"}],
+                "containers": [{"name": "main", "image": "other:1", "resources": {"limits": {"nvidia.com/gpu": "4"}}}],
+            }}}}
+
+
+def ready_condition(env, name):
+    d = env.dgd(name) or {}
+    return next((c for c in d.get("status", {}).get("conditions", []) if c["type"] == "Ready"), None)
+
+
+def wait_ready_false(env, name, reason, text):
+    return wait_until("Ready=False/%s on %s" % (reason, name), lambda: (
+        lambda r: r if r and r["status"] == "False" and r.get("reason") == reason and text in r.get("message", "")
+        else None)(ready_condition(env, name)))
+
+
+def wait_ready_true(env, name):
+    return wait_until("Ready=True on %s" % name, lambda: (
+        lambda r: r if r and r["status"] == "True" else None)(ready_condition(env, name)), timeout=120)
+
+
+def wait_clique_refusal(env, name):
+    c = wait_placement(env, name, "False")
+    assert c["reason"] == "NVLinkClique" and ("must join nvidia.com/gpu.clique " + R0) in c["message"], c
+    return c
+
+
+def main():
+    with OperatorEnv("gb200-2rack") as env:
+        env.kubectl("apply", "-f", "-", input=json.dumps(FILLER))
+        env.kubectl("rollout", "status", "deploy/filler", "-n", "default", "--timeout=60s", timeout=90)
+
+        # 1. r0 has one free tray: the first worker takes it and fixes the domain's clique; the
+        # second stays Pending (chaos-40's message: "<component>: 0 of 1 updated replicas available").
+        name = env.apply_recipe(RECIPE)
+        c = wait_clique_refusal(env, name)
+        r = wait_ready_false(env, name, "ComponentsNotReady", "0 of 1 updated replicas available")
+        assert "PrefillWorker" in r["message"] or "DecodeWorker" in r["message"], r
+        assert wait_placement(env, name, "False") == c  # stable at rest
+
+        # 2. A tray frees: both workers in r0, Ready. r0 is full again (16 + 2 of 18 trays).
+        env.kubectl("scale", "deploy/filler", "-n", "default", "--replicas=16")
+        wait_ready_true(env, name)
+        pods = pods_by_type(env, name)
+        nodes = [p["spec"]["nodeName"] for t in ("prefill", "decode") for p in pods[t]]
+        assert len(nodes) == 2 and {node_clique(env, n) for n in nodes} == {R0}, nodes
+
+        # 3. An engine edit of the prefill worker: the rolling update surges one new pod
+        # (maxUnavailable 0), which may only join the full r0; the old pod keeps serving.
+        d = env.dgd(name)
+        prefill = next(i for i, comp in enumerate(d["spec"]["components"]) if comp["type"] == "prefill")
+        patch = [{"op": "add", "path": "/spec/components/%d/engine/maxNumSeqs" % prefill, "value": 64}]
+        env.kubectl("patch", "dgd", name, "-n", "dynamo", "--type=json", "-p", json.dumps(patch))
+        c = wait_clique_refusal(env, name)
+        wait_ready_false(env, name, "RolloutInProgress", "PrefillWorker: 1 old replicas pending termination")
+        serving = [p for p in pods_by_type(env, name)["prefill"] if p["spec"].get("nodeName")]
+        assert len(serving) == 1, [p["metadata"]["name"] for p in serving]
+        assert wait_placement(env, name, "False") == c
+
+        # 4. Another tray frees: the rollout completes, Ready.
+        env.kubectl("scale", "deploy/filler", "-n", "default", "--replicas=15")
+        wait_placement(env, name, "True")
+        wait_ready_true(env, name)
+
+
+if __name__ == "__main__":
+    main()
+    print("ok")
