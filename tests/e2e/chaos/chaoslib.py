@@ -16,6 +16,7 @@ CHAOS_ARTIFACTS=DIR keeps, when the run fails or a clique was full, the operator
 log, and the final DGDs, pods, nodes and ComputeDomains in DIR.
 """
 import copy
+import datetime
 import glob
 import json
 import os
@@ -190,6 +191,7 @@ class Operators:
         self.kills = 0
         self.unexpected_exits = []
         self.starts = 0
+        self.started_at = {}  # replica -> time its current process started
         self.leader_elect = leader_elect
         self.kubeconfigs = {}
         with open(sim.kubeconfig) as f:
@@ -219,6 +221,7 @@ class Operators:
         assert r not in self.procs or self.procs[r].poll() is not None
         path = os.path.join(self.dir, "operator-%s-%d.log" % (r, self.starts))
         self.starts += 1
+        self.started_at[r] = time.time()
         self.logs.setdefault(r, []).append(path)
         with open(path, "w") as out:
             self.procs[r] = subprocess.Popen(self.args(r), stdout=out, stderr=subprocess.STDOUT)
@@ -277,6 +280,7 @@ class WriterAudit:
         self.writes = {r: 0 for r in replicas}
         self.violations = []
         self.gaps = 0
+        self.last_lease_write = {}  # replica -> time (s since the epoch) of its last successful Lease write
 
     def poll(self):
         items = self.sim.admin_retry("/sim/v1/requests?since=%d" % self.seq)["items"]
@@ -289,6 +293,9 @@ class WriterAudit:
                 continue
             ok = 200 <= it.get("code", 0) < 300
             if it.get("resource") == "leases":
+                if ok and it.get("verb") in ("create", "update"):
+                    self.last_lease_write[r] = datetime.datetime.fromisoformat(
+                        it["time"].replace("Z", "+00:00")).timestamp()
                 if ok and it.get("verb") in ("create", "update") and r != self.leader:
                     self.leader = r
                     self.terms.append((it["seq"], r))
@@ -542,7 +549,7 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
     rng, graphs = schedule(seed, n_dgds, n_ops)
     t0 = time.time()
     figures = {"seed": seed, "dgds": n_dgds, "creates": 0, "edits": 0, "deletes": 0, "recreates": 0,
-               "outages": 0, "serverRestarts": 0}
+               "outages": 0, "serverRestarts": 0, "leaderKills": 0}
     with KubeSim(extra_args=SIM_ARGS + ["--history-window", "20000"]) as sim:
         workdir = tempfile.mkdtemp(prefix="chaos-", dir=sim.dir)
         ops = None
@@ -586,6 +593,11 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
                 if i in kill_at:
                     victim = (audit.poll() if leader_elect else None) or rng.choice(replicas)
                     if ops.alive(victim):
+                        # A kill of the lease holder (its current process wrote the Lease), not
+                        # of a replica restarted since, which waits for the lease to expire.
+                        if leader_elect and victim == audit.leader and \
+                                audit.last_lease_write.get(victim, 0) >= ops.started_at[victim]:
+                            figures["leaderKills"] += 1
                         ops.kill(victim)
                         pending_restart.append([victim, rng.choice([0, 1, 2])])
                         for item in list(pending_restart):
