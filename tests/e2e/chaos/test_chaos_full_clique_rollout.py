@@ -16,6 +16,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "placement"))
 from placement_lib import OperatorEnv, node_clique, pods_by_type, wait_placement, wait_until  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chaoslib import ClusterView  # noqa: E402
+
 RECIPE = "deepseek-v4.1-flash/vllm/disagg-gb200-agentic"
 R0 = "61248eac-4785-4fbf-9cbd-231635e37e9d.20663"
 FILLER = {
@@ -54,6 +57,15 @@ def wait_clique_refusal(env, name):
     return c
 
 
+def check_sees(env, clique):
+    """chaoslib's confirmation of a full clique (what lets the chaos check accept the DGD)
+    agrees with this state; a clique held by pods of a namespace it treats as gone is never
+    confirmed (they would go away)."""
+    view = ClusterView(env.sim)
+    assert view.full_clique("dynamo", {"dynamo", "default"}) == clique, clique
+    assert view.full_clique("dynamo", {"dynamo"}) is None
+
+
 def main():
     with OperatorEnv("gb200-2rack") as env:
         env.kubectl("apply", "-f", "-", input=json.dumps(FILLER))
@@ -66,6 +78,7 @@ def main():
         r = wait_ready_false(env, name, "ComponentsNotReady", "0 of 1 updated replicas available")
         assert "PrefillWorker" in r["message"] or "DecodeWorker" in r["message"], r
         assert wait_placement(env, name, "False") == c  # stable at rest
+        check_sees(env, R0)
 
         # 2. A tray frees: both workers in r0, Ready. r0 is full again (16 + 2 of 18 trays).
         env.kubectl("scale", "deploy/filler", "-n", "default", "--replicas=16")
@@ -85,11 +98,13 @@ def main():
         serving = [p for p in pods_by_type(env, name)["prefill"] if p["spec"].get("nodeName")]
         assert len(serving) == 1, [p["metadata"]["name"] for p in serving]
         assert wait_placement(env, name, "False") == c
+        check_sees(env, R0)
 
         # 4. Another tray frees: the rollout completes, Ready.
         env.kubectl("scale", "deploy/filler", "-n", "default", "--replicas=15")
         wait_placement(env, name, "True")
         wait_ready_true(env, name)
+        assert ClusterView(env.sim).full_clique("dynamo", {"dynamo", "default"}) is None
 
 
 if __name__ == "__main__":
