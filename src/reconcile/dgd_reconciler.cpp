@@ -152,6 +152,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       std::lock_guard<std::mutex> lock(mu_);
       last_problem_.erase(id);
       failures_.erase(id);
+      last_status_write_.erase(id);
       auto it = uids_.find(id);
       if (it != uids_.end()) {
         uid = it->second;
@@ -505,7 +506,15 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   }
   json status = compute_status(status_in);
   const bool changed = prev_status == dgd.end() || status_changed(*prev_status, status);
-  if (changed) {
+  // Progress only (counts, messages): not sooner than the progress interval after this
+  // DGD's last status write; the requeue below writes it then, if still true.
+  std::chrono::milliseconds progress_wait{0};
+  if (changed && !status_transition(prev_status == dgd.end() ? nullptr : &*prev_status, status)) {
+    progress_wait = progress_delay(id);
+  }
+  if (changed && progress_wait.count() > 0) {
+    spdlog::debug("dgd={}: status progress written in {} ms", id, progress_wait.count());
+  } else if (changed) {
     auto ready_of = [](const json& st) -> std::pair<std::string, int64_t> {
       for (const auto& c : st.value("conditions", json::array())) {
         if (c.value("type", "") == "Ready") return {c.value("status", ""), c.value("observedGeneration", int64_t{0})};
@@ -530,6 +539,10 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       if (r.error().is(kube::ErrorKind::kForbidden))
         events_.record(dgd, "Warning", kReasonStatusWriteFailed, "status write failed: " + r.error().to_string());
     } else {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        last_status_write_[id] = std::chrono::steady_clock::now();
+      }
       const auto before = prev_status == dgd.end() ? std::pair<std::string, int64_t>{"", 0} : ready_of(*prev_status);
       const auto after = ready_of(status);
       if (after.first == "True" && (before.first != "True" || before.second != generation)) {
@@ -551,11 +564,30 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     std::string joined;
     for (const auto& e : sync_problems) joined += (joined.empty() ? "" : "; ") + e;
     report_problem(id, joined);
-    return waiting_for_claim ? ReconcileResult::after(kClaimPollInterval) : ReconcileResult::done();
+  } else {
+    clear_problem(id);
   }
-  clear_problem(id);
-  // A PVC the user makes is not watched: look for it again shortly.
-  return waiting_for_claim ? ReconcileResult::after(kClaimPollInterval) : ReconcileResult::done();
+  // A PVC the user makes is not watched: look for it again shortly. A status write held
+  // back as progress is written when its interval is over.
+  ReconcileResult result =
+      waiting_for_claim ? ReconcileResult::after(kClaimPollInterval) : ReconcileResult::done();
+  if (progress_wait.count() > 0 &&
+      (result.requeue_after.count() == 0 || progress_wait < result.requeue_after)) {
+    result.requeue_after = progress_wait;
+  }
+  return result;
+}
+
+std::chrono::milliseconds DgdReconciler::progress_delay(const std::string& key) {
+  if (options_.status_progress_interval.count() <= 0) return std::chrono::milliseconds(0);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = last_status_write_.find(key);
+  if (it == last_status_write_.end()) return std::chrono::milliseconds(0);
+  const auto due = it->second + options_.status_progress_interval;
+  const auto now = std::chrono::steady_clock::now();
+  if (due <= now) return std::chrono::milliseconds(0);
+  // Round up: a requeue a hair early would find the interval not yet over.
+  return std::chrono::ceil<std::chrono::milliseconds>(due - now);
 }
 
 }  // namespace dgd::reconcile

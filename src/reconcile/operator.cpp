@@ -272,6 +272,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   DgdReconcilerOptions ro;
   ro.instance = identity;
   ro.serving = serving.get();
+  ro.status_progress_interval = options.status_progress_interval;
   auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
   runtime::ControllerOptions cto;
   cto.name = "dynamographdeployment";

@@ -1,5 +1,7 @@
 #include "dgd/reconcile/status.h"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 namespace dgd::reconcile {
@@ -184,5 +186,31 @@ json compute_status(const StatusInput& in) {
 }
 
 bool status_changed(const json& live, const json& computed) { return live != computed; }
+
+namespace {
+
+// type -> status of every condition of a status object.
+std::map<std::string, std::string> condition_states(const json& status) {
+  std::map<std::string, std::string> out;
+  auto conds = status.find("conditions");
+  if (conds == status.end() || !conds->is_array()) return out;
+  for (const auto& c : *conds) {
+    if (c.is_object()) out[c.value("type", "")] = c.value("status", "");
+  }
+  return out;
+}
+
+int64_t observed_generation(const json& status) {
+  auto g = status.find("observedGeneration");
+  return g != status.end() && g->is_number_integer() ? g->get<int64_t>() : -1;
+}
+
+}  // namespace
+
+bool status_transition(const json* live, const json& computed) {
+  if (live == nullptr || !live->is_object()) return true;
+  return observed_generation(*live) != observed_generation(computed) ||
+         condition_states(*live) != condition_states(computed);
+}
 
 }  // namespace dgd::reconcile

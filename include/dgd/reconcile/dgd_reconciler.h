@@ -14,7 +14,9 @@
 //     server-side apply only children whose live state lacks a desired field;
 //     delete only children this DGD controls and no longer wants.
 //  4. status from the live Deployments (Ready only once every component rolled
-//     out the current template), written only when it changed.
+//     out the current template), written only when it changed: at once when a
+//     condition changes status or a generation is observed, while progress alone
+//     (replica counts, messages) is written at most once per progress interval.
 // Events (Normal ChildCreated / ChildUpdated / ChildDeleted / RolloutComplete,
 // Warning InvalidSpec / ApplyFailed / KindNotServed) are sent once per
 // generation and only when something happened. At rest: zero writes.
@@ -24,6 +26,7 @@
 // Thread-safe: the controller may run reconciles of different keys at once.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -48,6 +51,9 @@ struct DgdReconcilerOptions {
   std::string instance = "dgd-operator";
   // The Serving condition's checks (serving.h); nullptr: no Serving condition.
   ServingChecks* serving = nullptr;
+  // Least time between two status writes of one DGD that carry only progress (counts,
+  // messages; status.h status_transition). 0: every change is written at once.
+  std::chrono::milliseconds status_progress_interval{5000};
 };
 
 class DgdReconciler final : public runtime::Reconciler {
@@ -63,6 +69,8 @@ class DgdReconciler final : public runtime::Reconciler {
   void clear_problem(const std::string& key);
   // Requeue after an API error with this key's back-off (100 ms doubling to 5 min).
   runtime::ReconcileResult retry(const std::string& key);
+  // How long a progress-only status write of `key` must still wait (0: write now).
+  std::chrono::milliseconds progress_delay(const std::string& key);
 
   Cluster& cluster_;
   const recipes::Catalog& catalog_;
@@ -73,6 +81,8 @@ class DgdReconciler final : public runtime::Reconciler {
   std::map<std::string, int> failures_;              // key -> consecutive API failures
   std::map<std::string, std::string> uids_;          // key -> uid (to forget its events)
   std::set<std::string> created_;                    // "uid\nchild key" this process created
+  // key -> when this process last wrote the DGD's status (progress coalescing).
+  std::map<std::string, std::chrono::steady_clock::time_point> last_status_write_;
 };
 
 }  // namespace dgd::reconcile

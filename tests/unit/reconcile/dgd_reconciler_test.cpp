@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "dgd/kube/desired_state.h"
 #include "dgd/kube/field_schema.h"
@@ -212,9 +214,16 @@ const json* condition(const json& dgd, const std::string& type) {
   return nullptr;
 }
 
+// Every status change written at once: the tests below read the status after each run.
+DgdReconcilerOptions write_every_change() {
+  DgdReconcilerOptions o;
+  o.status_progress_interval = std::chrono::milliseconds(0);
+  return o;
+}
+
 class DgdReconcilerTest : public ::testing::Test {
  protected:
-  DgdReconcilerTest() : reconciler(cluster, recipes::Catalog::builtin()) {
+  DgdReconcilerTest() : reconciler(cluster, recipes::Catalog::builtin(), write_every_change()) {
     cluster.objects[FakeCluster::dgd_key("ns", "g")] = user_dgd();
     add_model_cache(cluster, /*filled=*/true);
   }
@@ -424,6 +433,50 @@ TEST_F(DgdReconcilerTest, DriftIsRestoredAndDeletedChildRecreated) {
       EXPECT_EQ(e["message"], "Re-created Service g-frontend (it was deleted outside the operator)");
     }
   }
+}
+
+TEST_F(DgdReconcilerTest, ProgressIsWrittenOncePerIntervalAndTransitionsAtOnce) {
+  DgdReconcilerOptions o;
+  o.status_progress_interval = std::chrono::hours(1);
+  DgdReconciler coalescing(cluster, recipes::Catalog::builtin(), o);
+  auto run_coalescing = [&] { return coalescing.reconcile({"ns", "g"}); };
+  ASSERT_TRUE(run_coalescing().ok());
+  EXPECT_EQ(cluster.status_writes, 1);  // the first status is written at once
+  const json first = cluster.dgd()["status"];
+
+  // One Deployment makes progress: counts change, Ready stays False.
+  json& fe = cluster.objects.at("apps/Deployment/ns/g-frontend");
+  fe["status"] = {{"observedGeneration", fe["metadata"]["generation"]},
+                  {"replicas", 1}, {"updatedReplicas", 1}, {"readyReplicas", 0}, {"availableReplicas", 0}};
+  auto r = run_coalescing();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(cluster.status_writes, 1) << "progress rewrote the status within the interval";
+  EXPECT_EQ(cluster.dgd()["status"], first);
+  // The reconciler comes back when the interval is over to write it then.
+  EXPECT_GT(r.requeue_after.count(), 0);
+  EXPECT_LE(r.requeue_after, std::chrono::milliseconds(std::chrono::hours(1)));
+
+  // Every component rolled out: Ready turns True and is written at once.
+  cluster.roll_out_all();
+  ASSERT_TRUE(run_coalescing().ok());
+  EXPECT_EQ(cluster.status_writes, 2);
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True") << cluster.dgd()["status"].dump(2);
+}
+
+TEST_F(DgdReconcilerTest, ProgressIsWrittenOnceTheIntervalIsOver) {
+  DgdReconcilerOptions o;
+  o.status_progress_interval = std::chrono::milliseconds(50);
+  DgdReconciler coalescing(cluster, recipes::Catalog::builtin(), o);
+  ASSERT_TRUE(coalescing.reconcile({"ns", "g"}).ok());
+  json& fe = cluster.objects.at("apps/Deployment/ns/g-frontend");
+  fe["status"] = {{"observedGeneration", fe["metadata"]["generation"]},
+                  {"replicas", 1}, {"updatedReplicas", 1}, {"readyReplicas", 0}, {"availableReplicas", 0}};
+  auto r = coalescing.reconcile({"ns", "g"});
+  ASSERT_GT(r.requeue_after.count(), 0);
+  std::this_thread::sleep_for(r.requeue_after);  // the work queue's requeue
+  ASSERT_TRUE(coalescing.reconcile({"ns", "g"}).ok());
+  EXPECT_EQ(cluster.status_writes, 2);
+  EXPECT_EQ(cluster.dgd()["status"]["components"]["Frontend"]["updatedReplicas"], 1);
 }
 
 TEST_F(DgdReconcilerTest, ApiErrorsRetryWithBackoffAndKeepStatus) {
