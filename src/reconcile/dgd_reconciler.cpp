@@ -34,6 +34,9 @@ std::chrono::milliseconds retry_delay(int failures) {
   return std::min(std::chrono::milliseconds(100) * (1 << shift), std::chrono::milliseconds(300000));
 }
 
+// Longest wait between two progress-only status writes (DgdReconcilerOptions).
+constexpr int64_t kMaxProgressIntervalMs = 60000;
+
 // How often a DGD whose model-cache PVC does not exist looks for it again.
 constexpr std::chrono::seconds kClaimPollInterval{10};
 
@@ -378,6 +381,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   }
   std::map<std::string, json> applied;  // object key -> object as stored after our apply
   std::vector<std::string> api_errors;
+  std::vector<std::string> created_now, updated_now;  // for one event each
   for (const json* d : plan.apply) {
     const ChildKind* kind = find_child_kind(d->value("apiVersion", ""), d->value("kind", ""));
     const std::string k = object_key(*d);
@@ -404,15 +408,26 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
         std::lock_guard<std::mutex> lock(mu_);
         again = !created_.insert(uid + "\n" + k).second;
       }
-      const std::string what = again ? "Re-created " + describe(*d) + " (it was deleted outside the operator)"
-                                     : "Created " + describe(*d);
-      spdlog::info("dgd={}: {}", id, what);
-      events_.record(dgd, "Normal", kReasonChildCreated, what);
+      if (again) {
+        // Its own event: someone or something deletes the operator's children.
+        const std::string what = "Re-created " + describe(*d) + " (it was deleted outside the operator)";
+        spdlog::info("dgd={}: {}", id, what);
+        events_.record(dgd, "Normal", kReasonChildCreated, what);
+      } else {
+        spdlog::info("dgd={}: created {}", id, describe(*d));
+        created_now.push_back(describe(*d));
+      }
     } else {
       spdlog::info("dgd={}: updated {} (differed at {})", id, describe(*d), change);
-      events_.record(dgd, "Normal", kReasonChildUpdated, "Updated " + describe(*d) + " (differed at " + change + ")");
+      updated_now.push_back(describe(*d) + " (differed at " + change + ")");
     }
   }
+  // One event per kind of change in this pass, naming every child (events.h).
+  if (!created_now.empty())
+    events_.record(dgd, "Normal", kReasonChildCreated, summarize_children("Created", created_now));
+  if (!updated_now.empty())
+    events_.record(dgd, "Normal", kReasonChildUpdated, summarize_children("Updated", updated_now));
+  std::vector<std::string> deleted_now;
   for (const json* o : plan.remove) {
     const ChildKind* kind = find_child_kind(o->value("apiVersion", ""), o->value("kind", ""));
     if (kind == nullptr) continue;
@@ -422,7 +437,11 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       continue;
     }
     spdlog::info("dgd={}: deleted {} (no longer in the spec)", id, describe(*o));
-    events_.record(dgd, "Normal", kReasonChildDeleted, "Deleted " + describe(*o) + " (no longer in the spec)");
+    deleted_now.push_back(describe(*o));
+  }
+  if (!deleted_now.empty()) {
+    events_.record(dgd, "Normal", kReasonChildDeleted,
+                   summarize_children("Deleted", deleted_now) + " (no longer in the spec)");
   }
 
   // The download Job, owned by the cache PVC; none while the PVC does not exist.
@@ -509,9 +528,8 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   // Progress only (counts, messages): not sooner than the progress interval after this
   // DGD's last status write; the requeue below writes it then, if still true.
   std::chrono::milliseconds progress_wait{0};
-  if (changed && !status_transition(prev_status == dgd.end() ? nullptr : &*prev_status, status)) {
-    progress_wait = progress_delay(id);
-  }
+  const bool transition = changed && status_transition(prev_status == dgd.end() ? nullptr : &*prev_status, status);
+  if (changed && !transition) progress_wait = progress_delay(id);
   if (changed && progress_wait.count() > 0) {
     spdlog::debug("dgd={}: status progress written in {} ms", id, progress_wait.count());
   } else if (changed) {
@@ -539,9 +557,13 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       if (r.error().is(kube::ErrorKind::kForbidden))
         events_.record(dgd, "Warning", kReasonStatusWriteFailed, "status write failed: " + r.error().to_string());
     } else {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        last_status_write_[id] = std::chrono::steady_clock::now();
+      note_status_write(id, transition);
+      if (spdlog::should_log(spdlog::level::debug)) {
+        std::string conds;
+        for (const auto& c : status.value("conditions", json::array())) {
+          conds += " " + c.value("type", "") + "=" + c.value("status", "") + "/" + c.value("reason", "");
+        }
+        spdlog::debug("dgd={}: status written ({}):{}", id, transition ? "transition" : "progress", conds);
       }
       const auto before = prev_status == dgd.end() ? std::pair<std::string, int64_t>{"", 0} : ready_of(*prev_status);
       const auto after = ready_of(status);
@@ -578,12 +600,21 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   return result;
 }
 
+void DgdReconciler::note_status_write(const std::string& key, bool transition) {
+  const auto base = options_.status_progress_interval;
+  const auto cap = std::max(base, std::chrono::milliseconds(kMaxProgressIntervalMs));
+  std::lock_guard<std::mutex> lock(mu_);
+  StatusWrite& w = last_status_write_[key];
+  w.at = std::chrono::steady_clock::now();
+  w.progress_interval = transition || w.progress_interval.count() == 0 ? base : std::min(w.progress_interval * 2, cap);
+}
+
 std::chrono::milliseconds DgdReconciler::progress_delay(const std::string& key) {
   if (options_.status_progress_interval.count() <= 0) return std::chrono::milliseconds(0);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = last_status_write_.find(key);
   if (it == last_status_write_.end()) return std::chrono::milliseconds(0);
-  const auto due = it->second + options_.status_progress_interval;
+  const auto due = it->second.at + it->second.progress_interval;
   const auto now = std::chrono::steady_clock::now();
   if (due <= now) return std::chrono::milliseconds(0);
   // Round up: a requeue a hair early would find the interval not yet over.

@@ -209,8 +209,25 @@ int64_t observed_generation(const json& status) {
 
 bool status_transition(const json* live, const json& computed) {
   if (live == nullptr || !live->is_object()) return true;
-  return observed_generation(*live) != observed_generation(computed) ||
-         condition_states(*live) != condition_states(computed);
+  if (observed_generation(*live) != observed_generation(computed)) return true;
+  const auto before = condition_states(*live);
+  const auto after = condition_states(computed);
+  auto status_of = [](const std::map<std::string, std::string>& m, const char* type) {
+    auto it = m.find(type);
+    return it == m.end() ? std::string() : it->second;
+  };
+  // Ready and SpecValid are what `kubectl wait`, Argo CD health and alerts read.
+  for (const char* type : {"Ready", "SpecValid"}) {
+    if (status_of(before, type) != status_of(after, type)) return true;
+  }
+  // A condition turning False is a problem to show at once; one turning True or
+  // appearing as Unknown is progress.
+  for (const auto& [type, status] : after) {
+    if (status != "False") continue;
+    auto it = before.find(type);
+    if (it == before.end() || it->second != "False") return true;
+  }
+  return false;
 }
 
 }  // namespace dgd::reconcile

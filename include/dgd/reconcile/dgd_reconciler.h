@@ -52,7 +52,9 @@ struct DgdReconcilerOptions {
   // The Serving condition's checks (serving.h); nullptr: no Serving condition.
   ServingChecks* serving = nullptr;
   // Least time between two status writes of one DGD that carry only progress (counts,
-  // messages; status.h status_transition). 0: every change is written at once.
+  // messages; status.h status_transition). It doubles after each progress write, up to
+  // 60 s (or itself, if longer), and returns to this value after a transition, so a
+  // rollout that takes minutes costs a handful of writes. 0: every change at once.
   std::chrono::milliseconds status_progress_interval{5000};
 };
 
@@ -71,6 +73,8 @@ class DgdReconciler final : public runtime::Reconciler {
   runtime::ReconcileResult retry(const std::string& key);
   // How long a progress-only status write of `key` must still wait (0: write now).
   std::chrono::milliseconds progress_delay(const std::string& key);
+  // Records a status write of `key` (a transition resets the progress interval).
+  void note_status_write(const std::string& key, bool transition);
 
   Cluster& cluster_;
   const recipes::Catalog& catalog_;
@@ -81,8 +85,13 @@ class DgdReconciler final : public runtime::Reconciler {
   std::map<std::string, int> failures_;              // key -> consecutive API failures
   std::map<std::string, std::string> uids_;          // key -> uid (to forget its events)
   std::set<std::string> created_;                    // "uid\nchild key" this process created
-  // key -> when this process last wrote the DGD's status (progress coalescing).
-  std::map<std::string, std::chrono::steady_clock::time_point> last_status_write_;
+  // Progress coalescing per key: when this process last wrote the DGD's status, and how
+  // long the next progress-only write waits after it.
+  struct StatusWrite {
+    std::chrono::steady_clock::time_point at;
+    std::chrono::milliseconds progress_interval{0};
+  };
+  std::map<std::string, StatusWrite> last_status_write_;
 };
 
 }  // namespace dgd::reconcile

@@ -129,7 +129,9 @@ int main(int argc, char** argv) {
 
   run->add_option("--status-progress-interval", status_progress_s,
                   "least seconds between two status writes of a DGD that only report progress (replica "
-                  "counts, messages); condition changes are written at once (0: every change at once)")
+                  "counts, messages); doubles after each such write up to 60 s. Ready or SpecValid "
+                  "changing, a condition turning False and a new generation are written at once "
+                  "(0: every change at once)")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
 

@@ -268,15 +268,33 @@ TEST_F(DgdReconcilerTest, FirstReconcileCreatesEveryChildOwnedByTheDgd) {
   ASSERT_NE(ready, nullptr);
   EXPECT_EQ((*ready)["status"], "False");
   EXPECT_EQ(cluster.dgd()["status"]["observedGeneration"], 1);
-  // One ChildCreated event per child, about the DGD, from dgd-operator.
-  int created = 0;
+  // One ChildCreated event for the pass, about the DGD, from dgd-operator, naming every
+  // child it created.
+  std::vector<std::string> created;
   for (const auto& e : cluster.events) {
-    if (e["reason"] == kReasonChildCreated) ++created;
+    if (e["reason"] == kReasonChildCreated) created.push_back(e["message"]);
     EXPECT_EQ(e["involvedObject"]["uid"], kUid);
     EXPECT_EQ(e["reportingComponent"], "dgd-operator");
     EXPECT_EQ(e["metadata"]["namespace"], "ns");
   }
-  EXPECT_EQ(created, cluster.applies);
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_EQ(created[0].rfind("Created " + std::to_string(cluster.applies) + " children: ", 0), 0u) << created[0];
+  for (const auto& [k, o] : cluster.objects) {
+    const std::string kind = o.value("kind", "");
+    if (kind == "DynamoGraphDeployment" || kind == "PersistentVolumeClaim" || kind == "Job") continue;
+    EXPECT_NE(created[0].find(kind + " " + o["metadata"].value("name", "")), std::string::npos) << k;
+  }
+}
+
+TEST(SummarizeChildren, OneItemIsNamedManyAreCountedAndAListPastOneKilobyteIsCut) {
+  EXPECT_EQ(summarize_children("Created", {"Deployment g-a"}), "Created Deployment g-a");
+  EXPECT_EQ(summarize_children("Deleted", {"Deployment g-a", "Service g-a"}),
+            "Deleted 2 children: Deployment g-a, Service g-a");
+  std::vector<std::string> many(100, std::string(40, 'x'));
+  const std::string msg = summarize_children("Created", many);
+  EXPECT_LT(msg.size(), 1200u);
+  EXPECT_NE(msg.find("Created 100 children: "), std::string::npos);
+  EXPECT_NE(msg.find(" more"), std::string::npos) << msg;
 }
 
 TEST_F(DgdReconcilerTest, AtRestNothingIsWritten) {
@@ -347,7 +365,12 @@ TEST_F(DgdReconcilerTest, RemovedComponentIsPrunedWithItsServiceOnly) {
   EXPECT_EQ(cluster.applies, 0);
   EXPECT_EQ(cluster.objects.count("apps/Deployment/ns/g-other"), 1u);
   auto reasons = cluster.event_reasons();
-  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildDeleted), 2);
+  ASSERT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildDeleted), 1);
+  for (const auto& e : cluster.events) {
+    if (e["reason"] == kReasonChildDeleted) {
+      EXPECT_EQ(e["message"], "Deleted 2 children: Service g-extra, Deployment g-extra (no longer in the spec)");
+    }
+  }
 }
 
 TEST_F(DgdReconcilerTest, InvalidEditChangesNothingAndSaysWhereOnce) {

@@ -161,15 +161,26 @@ TEST(StatusTransition, CountsAndMessagesAreProgressStatusFlipsAndGenerationsAreN
   ASSERT_TRUE(status_changed(first, progress));
   EXPECT_FALSE(status_transition(&first, progress));
 
-  // A new condition (Placement computed elsewhere) appearing is a transition.
+  // A condition computed elsewhere appearing as Unknown is progress; as False, a problem
+  // shown at once.
+  in.extra_conditions = {{"Placement", "Unknown", "Scheduling", "pods are being scheduled"}};
+  json scheduling = compute_status(in);
+  EXPECT_FALSE(status_transition(&progress, scheduling));
   in.extra_conditions = {{"Placement", "False", "Unschedulable", "no node"}};
-  json placed = compute_status(in);
-  EXPECT_TRUE(status_transition(&progress, placed));
-  // Its message alone changing is not; its status flipping is.
-  in.previous_status = &placed;
+  json unplaced = compute_status(in);
+  EXPECT_TRUE(status_transition(&progress, unplaced));
+  EXPECT_TRUE(status_transition(&scheduling, unplaced));
+  // Its message alone changing is progress, and so is it turning True (Ready is what
+  // tools wait for).
+  in.previous_status = &unplaced;
   in.extra_conditions = {{"Placement", "False", "Unschedulable", "no node with 4 free GPUs"}};
-  EXPECT_FALSE(status_transition(&placed, compute_status(in)));
-  in.extra_conditions = {{"Placement", "True", "AllPlaced", "every pod is bound"}};
+  EXPECT_FALSE(status_transition(&unplaced, compute_status(in)));
+  in.extra_conditions = {{"Placement", "True", "AllPodsBound", "every pod is bound"}};
+  json placed = compute_status(in);
+  EXPECT_FALSE(status_transition(&unplaced, placed));
+  // True turning False again is shown at once.
+  in.previous_status = &placed;
+  in.extra_conditions = {{"Placement", "False", "Unschedulable", "node lost"}};
   EXPECT_TRUE(status_transition(&placed, compute_status(in)));
 
   // Ready turning True is written at once.
