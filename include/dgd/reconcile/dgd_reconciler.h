@@ -32,6 +32,8 @@
 #include <set>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "dgd/reconcile/cluster.h"
 #include "dgd/reconcile/events.h"
 #include "dgd/runtime/controller.h"
@@ -45,6 +47,12 @@ namespace dgd::reconcile {
 class ServingChecks;
 
 inline constexpr const char* kFieldManager = "dgd-operator";
+
+// False when `after` differs from `before` (two states of one DGD) only in its status,
+// resourceVersion or managedFields: the echo of a status write, which a reconcile would
+// answer by computing the same status again. Everything a reconcile reads from the DGD
+// (spec, labels, annotations, deletionTimestamp, finalizers, uid) makes it true.
+bool dgd_change_needs_reconcile(const nlohmann::json& before, const nlohmann::json& after);
 
 struct DgdReconcilerOptions {
   // Reporting instance of events (the pod name or leader identity).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -500,6 +501,27 @@ TEST_F(DgdReconcilerTest, ProgressIsWrittenOnceTheIntervalIsOver) {
   ASSERT_TRUE(coalescing.reconcile({"ns", "g"}).ok());
   EXPECT_EQ(cluster.status_writes, 2);
   EXPECT_EQ(cluster.dgd()["status"]["components"]["Frontend"]["updatedReplicas"], 1);
+}
+
+TEST(DgdChangeNeedsReconcile, TheEchoOfAStatusWriteDoesNotAnythingElseDoes) {
+  json before = user_dgd();
+  before["status"] = {{"observedGeneration", 1}};
+  json echo = before;
+  echo["status"]["observedGeneration"] = 2;
+  echo["metadata"]["resourceVersion"] = "7";
+  echo["metadata"]["managedFields"] = json::array({{{"manager", "dgd-operator"}}});
+  EXPECT_FALSE(dgd_change_needs_reconcile(before, echo));
+  auto changed = [&](const std::function<void(json&)>& fn) {
+    json after = echo;
+    fn(after);
+    return dgd_change_needs_reconcile(before, after);
+  };
+  EXPECT_TRUE(changed([](json& d) { d["spec"]["recipe"] = "other"; }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"]["generation"] = 2; }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"]["labels"] = {{"team", "a"}}; }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"]["deletionTimestamp"] = "2026-11-30T00:00:00Z"; }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"].erase("uid"); }));
+  EXPECT_TRUE(changed([](json& d) { d.erase("spec"); }));
 }
 
 TEST_F(DgdReconcilerTest, ApiErrorsRetryWithBackoffAndKeepStatus) {
