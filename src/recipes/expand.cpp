@@ -139,9 +139,17 @@ ExpandResult expand(const Catalog& catalog, const api::Dgd& user) {
     return r;
   }
   json merged = overlayDgd(recipe->document(), api::toJson(user), r.errors);
-  auto parsed = api::fromJson(merged);
+  auto parsed = api::fromJson(std::move(merged));
   for (auto& e : parsed.errors) r.errors.push_back(std::move(e));
   r.graph = std::move(parsed.dgd);
+  api::applyDefaults(r.graph);
+  return r;
+}
+
+ExpandResult expand(const Catalog& catalog, api::Dgd&& user) {
+  if (user.spec.recipe) return expand(catalog, static_cast<const api::Dgd&>(user));
+  ExpandResult r;
+  r.graph = std::move(user);
   api::applyDefaults(r.graph);
   return r;
 }

@@ -125,7 +125,7 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   for (const auto& e : graph.spec.env) specEnv.push_back(envJson(e));
   json env = mergeEnv(mergeEnv(injectedEnv(graph, c, ns), specEnv), main.contains("env") ? std::move(main["env"]) : json::array());
   sortBy(env, "name");
-  main["env"] = env;
+  main["env"] = std::move(env);
   // Default probes only where the podTemplate has none: a probe is replaced whole, never
   // merged field by field with a default.
   if (type == api::ComponentType::kFrontend) {
