@@ -73,7 +73,11 @@ Prepared prepare(json&& doc, size_t index) {
   add(parsed.errors);
   if (!parsed.ok()) return p;
   add(api::validate(parsed.dgd));
-  auto expanded = recipes::expand(recipes::Catalog::builtin(), std::move(parsed.dgd));
+  // A DGD that names no recipe (e.g. a recipe's own dgd.yaml) needs no catalog: building
+  // it would cost such a render more than reading its input.
+  static const recipes::Catalog kNoRecipes;
+  const recipes::Catalog& catalog = parsed.dgd.spec.recipe ? recipes::Catalog::builtin() : kNoRecipes;
+  auto expanded = recipes::expand(catalog, std::move(parsed.dgd));
   add(expanded.errors);
   if (!expanded.ok()) return p;
   add(api::validate(expanded.graph, api::ValidateOptions{api::ValidationMode::kComplete}));
