@@ -19,12 +19,24 @@ bool isOneOf(std::string_view s, std::initializer_list<std::string_view> options
   return false;
 }
 
-// The null and boolean words are at most 5 characters: longer strings skip the lists.
-bool isNullWord(std::string_view s) { return s.size() <= 4 && isOneOf(s, {"", "~", "null", "Null", "NULL"}); }
+// The null and boolean words are at most 5 characters and start with one of a few
+// letters: most strings skip the lists after two comparisons.
+bool mayBeWord(std::string_view s) {
+  if (s.size() > 5) return false;
+  if (s.empty()) return true;
+  switch (s[0]) {
+    case '~': case 'n': case 'N': case 't': case 'T': case 'y': case 'Y': case 'o': case 'O': case 'f': case 'F':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isNullWord(std::string_view s) { return mayBeWord(s) && isOneOf(s, {"", "~", "null", "Null", "NULL"}); }
 
 // YAML 1.1 booleans, as sigs.k8s.io/yaml (go-yaml v2) resolves them.
 std::optional<bool> boolWord(std::string_view s) {
-  if (s.size() > 5) return std::nullopt;
+  if (!mayBeWord(s)) return std::nullopt;
   if (isOneOf(s, {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"})) return true;
   if (isOneOf(s, {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"})) return false;
   return std::nullopt;
