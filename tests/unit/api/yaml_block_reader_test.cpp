@@ -143,7 +143,7 @@ TEST(YamlBlockReader, LeavesWhatItDoesNotModelToYamlCpp) {
       "a: [1,\n  2]\n",                         // multi-line flow
       "a:\tb\n",                                // tab
       "a: 1\r\nb: 2\r\n",                       // CR
-      "\xef\xbb\xbf" "a: 1\n",                  // byte-order mark
+      ("\xef\xbb\xbf" "a: 1\n"),                // byte-order mark
       "%YAML 1.2\n---\na: 1\n",                 // directive
       "? complex\n: key\n",                     // explicit key
       "a: 1\na: 2\n",                           // duplicate key (yaml-cpp words the error)
