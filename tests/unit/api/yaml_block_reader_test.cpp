@@ -116,6 +116,22 @@ TEST(YamlBlockReader, TrickySnippetsReadAsYamlCppReadsThem) {
       "a: [1, 2,]\n",
       "a: [a: b]\n",
       "a: {b}\n",
+      "a:: b\n",
+      "a: :b\n",
+      "a: 'x'#c\n",
+      "a: x]\n",
+      "- - - x\n-   - a\n    - b\n",
+      "a:\n  - b\n  -   c: 1\n      d: 2\n",
+      "a: |\n  x\n   y\n",
+      "a: |\n   x\n  y\n",
+      "a: |-\n  x\n\n\n",
+      "a: |\n  x\n  \n  y\n",
+      "x: {a: b,c: d}\ny: [a,b]\n",
+      "x:\n    y: 1\n  z: 2\n",
+      "a:\n  b:\n    c:\n  d: e\n",
+      "true: 1\nTrue: 2\n1: 1\n01: 2\n",
+      "a: 09\nb: 0o7\nc: 1.\nd: .5e3\ne: 1e400\nf: 1_000\ng: 0x10\n",
+      "a: 9223372036854775807\nb: 9223372036854775808\nc: -9223372036854775808\nd: -9223372036854775809\n",
   };
   int fast = 0;
   for (const char* text : accepted) {
