@@ -1,8 +1,8 @@
 // Parsing and serialization of the DGD model, driven by the field lists of model_fields.h.
 #include "dgd/api/parse.h"
 
+#include <algorithm>
 #include <limits>
-#include <set>
 #include <type_traits>
 
 #include "api/model_fields.h"
@@ -106,7 +106,14 @@ void read(const json& j, const std::string& path, double& out, Errors& e) {
   if (j.is_number()) out = j.get<double>();
   else wrongType(e, path, "a number", j);
 }
-void read(const json& j, const std::string&, json& out, Errors&) { out = j; }
+// Set while fromJson(json&&) reads its document: raw JSON members (podTemplates are
+// most of a DGD) are moved out of the document instead of copied.
+thread_local bool tMoveRaw = false;
+
+// `j` as a value to keep: moved when the document being read is the reader's to consume.
+json take(const json& j) { return tMoveRaw ? std::move(const_cast<json&>(j)) : j; }
+
+void read(const json& j, const std::string&, json& out, Errors&) { out = take(j); }
 void read(const json& j, const std::string& path, std::map<std::string, std::string>& out, Errors& e) {
   if (!j.is_object()) return wrongType(e, path, "a map of strings", j);
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -157,18 +164,19 @@ struct Reader {
   const json& obj;
   const std::string& path;
   Errors& errors;
-  std::set<std::string> known;
+  // Field names of the struct (string literals): a handful, so a flat list beats a set.
+  std::vector<std::string_view> known;
   json* extra = nullptr;
 
   template <class T> void operator()(const char* name, T& member) {
-    known.insert(name);
+    known.emplace_back(name);
     auto it = obj.find(name);
     if (it == obj.end() || it->is_null()) return;  // null means absent, as in Kubernetes
     read(*it, join(path, name), member, errors);
   }
   void passthrough(json& bag) { extra = &bag; }
   void quantity(const char* name, std::optional<std::string>& member) {
-    known.insert(name);
+    known.emplace_back(name);
     auto it = obj.find(name);
     if (it != obj.end() && (it->is_number_integer() || it->is_number_unsigned())) {
       member = it->dump();  // int-or-string: 0 means "0"
@@ -179,8 +187,8 @@ struct Reader {
 
   void finish() {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
-      if (known.count(it.key())) continue;
-      if (extra) (*extra)[it.key()] = it.value();
+      if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
+      if (extra) (*extra)[it.key()] = take(it.value());
       else errors.push_back({join(path, it.key().c_str()), "unknown field"});
     }
   }
@@ -189,6 +197,7 @@ struct Reader {
 template <class S> void readStruct(const json& j, const std::string& path, S& out, Errors& e) {
   if (!j.is_object()) return wrongType(e, path, "an object", j);
   Reader r{j, path, e, {}, nullptr};
+  r.known.reserve(32);
   detail::describe(r, out);
   r.finish();
 }
@@ -299,6 +308,15 @@ ParseResult fromJson(const json& doc) {
   return r;
 }
 
+ParseResult fromJson(json&& doc) {
+  struct MoveRaw {
+    bool previous = tMoveRaw;
+    MoveRaw() { tMoveRaw = true; }
+    ~MoveRaw() { tMoveRaw = previous; }
+  } moving;
+  return fromJson(static_cast<const json&>(doc));
+}
+
 ParseResult parse(std::string_view text) {
   json doc;
   try {
@@ -313,7 +331,7 @@ ParseResult parse(std::string_view text) {
     r.errors.push_back({"", "empty document"});
     return r;
   }
-  return fromJson(doc);
+  return fromJson(std::move(doc));
 }
 
 json toJson(const Dgd& d) {

@@ -4,121 +4,20 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cmath>
-#include <cstdlib>
-#include <limits>
-#include <set>
+#include <charconv>
 #include <sstream>
+
+#include "api/yaml_block_reader.h"
+#include "api/yaml_scalar.h"
 
 namespace dgd::api {
 namespace {
 
-// Limits against hostile input: alias expansion ("billion laughs") and deep nesting.
-constexpr size_t kMaxNodes = 250'000;  // per document; a recipe DGD is ~300 nodes
-constexpr int kMaxDepth = 256;
+using namespace yaml_detail;
 
 std::string where(const YAML::Mark& m) {
   if (m.is_null()) return "";
   return "line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1) + ": ";
-}
-
-bool isOneOf(std::string_view s, std::initializer_list<std::string_view> options) {
-  for (auto o : options) {
-    if (s == o) return true;
-  }
-  return false;
-}
-
-bool isNullWord(std::string_view s) { return isOneOf(s, {"", "~", "null", "Null", "NULL"}); }
-
-// YAML 1.1 booleans, as sigs.k8s.io/yaml (go-yaml v2) resolves them.
-std::optional<bool> boolWord(std::string_view s) {
-  if (isOneOf(s, {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"})) return true;
-  if (isOneOf(s, {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"})) return false;
-  return std::nullopt;
-}
-
-bool allDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
-// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?  (hand-written: std::regex recurses
-// per character and overflows the stack on long hostile scalars).
-bool looksLikeFloat(std::string_view s) {
-  size_t i = 0;
-  auto digits = [&] {
-    size_t start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i - start;
-  };
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-  size_t intDigits = digits();
-  size_t fracDigits = 0;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    fracDigits = digits();
-  }
-  if (intDigits == 0 && fracDigits == 0) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == s.size();
-}
-
-// Plain scalar → JSON value (null, bool, integer, float or string).
-nlohmann::json resolvePlain(const std::string& s) {
-  if (isNullWord(s)) return nullptr;
-  if (auto b = boolWord(s)) return *b;
-  std::string_view digits = s;
-  bool negative = false;
-  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
-    negative = digits[0] == '-';
-    digits.remove_prefix(1);
-  }
-  if (allDigits(digits)) {
-    errno = 0;
-    if (negative) {
-      long long v = std::strtoll(s.c_str(), nullptr, 10);
-      if (errno == 0) return static_cast<int64_t>(v);
-    } else {
-      unsigned long long v = std::strtoull(std::string(digits).c_str(), nullptr, 10);
-      if (errno == 0) {
-        if (v <= static_cast<unsigned long long>(std::numeric_limits<int64_t>::max())) {
-          return static_cast<int64_t>(v);
-        }
-        return static_cast<uint64_t>(v);
-      }
-    }
-    return std::strtod(s.c_str(), nullptr);  // out of 64-bit range: a float, as in Go
-  }
-  if (looksLikeFloat(s)) {
-    double v = std::strtod(s.c_str(), nullptr);
-    if (std::isfinite(v)) return v;
-  }
-  // .inf / .nan have no JSON form: keep them as strings.
-  return s;
-}
-
-// Strict UTF-8 (JSON strings must be valid UTF-8, or serializing them later throws).
-bool validUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    if (len == 2 && c < 0xc2) return false;  // overlong
-    for (size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
-    }
-    i += len;
-  }
-  return true;
 }
 
 struct Converter {
@@ -169,23 +68,20 @@ struct Converter {
 
 // ---- emitter -------------------------------------------------------------------------
 
-bool needsQuotes(const std::string& s) {
+bool needsQuotes(std::string_view s) {
   if (s.empty()) return true;
-  if (!resolvePlain(s).is_string()) return true;  // would read back as null / bool / number
-  if (s == ".inf" || s == "-.inf" || s == "+.inf" || s == ".nan" || s == ".NaN" || s == ".Inf") return true;
   if (s.front() == ' ' || s.back() == ' ') return true;
-  static const std::string kIndicators = "-?:,[]{}#&*!|>'\"%@`";
-  if (kIndicators.find(s.front()) != std::string::npos) {
-    // "-x" / "?x" / ":x" are plain-safe only when followed by a non-space; keep it simple.
-    return true;
-  }
+  // "-x" / "?x" / ":x" are plain-safe only when followed by a non-space; keep it simple.
+  static constexpr std::string_view kIndicators = "-?:,[]{}#&*!|>'\"%@`";
+  if (kIndicators.find(s.front()) != std::string_view::npos) return true;
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x20 || c == 0x7f) return true;
     if (c == '#' && i > 0 && s[i - 1] == ' ') return true;
     if (c == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) return true;
   }
-  return false;
+  if (s == ".inf" || s == "-.inf" || s == "+.inf" || s == ".nan" || s == ".NaN" || s == ".Inf") return true;
+  return !plainIsString(s);  // would read back as null / bool / number
 }
 
 bool literalBlockOk(const std::string& s) {
@@ -202,78 +98,126 @@ bool literalBlockOk(const std::string& s) {
   return true;
 }
 
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
-
-void emitScalar(std::string& out, const nlohmann::json& v, int indent) {
-  if (v.is_string()) {
-    const auto& s = v.get_ref<const std::string&>();
-    if (literalBlockOk(s)) {
-      out += s.back() == '\n' ? "|\n" : "|-\n";
-      std::string pad(static_cast<size_t>(indent), ' ');
-      size_t start = 0;
-      while (start < s.size()) {
-        size_t nl = s.find('\n', start);
-        if (nl == std::string::npos) nl = s.size();
-        if (nl > start) out += pad + s.substr(start, nl - start);
-        out += "\n";
-        start = nl + 1;
-      }
-      return;
-    }
-    out += needsQuotes(s) ? quoted(s) : s;
-    out += "\n";
+// A JSON string literal, as nlohmann::json(s).dump() spells it (YAML reads JSON strings
+// as double-quoted scalars).
+void appendQuoted(std::string& out, const std::string& s) {
+  if (!validUtf8(s)) {
+    out += nlohmann::json(s).dump();  // throws, as serializing the value would
     return;
   }
-  out += v.dump();  // null, bool, number: JSON spelling is YAML spelling
-  out += "\n";
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xf];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+}
+
+void appendString(std::string& out, const std::string& s) {
+  if (needsQuotes(s)) {
+    appendQuoted(out, s);
+  } else {
+    out += s;
+  }
+}
+
+void emitScalar(std::string& out, const nlohmann::json& v, int indent) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::string: {
+      const auto& s = v.get_ref<const std::string&>();
+      if (literalBlockOk(s)) {
+        out += s.back() == '\n' ? "|\n" : "|-\n";
+        size_t start = 0;
+        while (start < s.size()) {
+          size_t nl = s.find('\n', start);
+          if (nl == std::string::npos) nl = s.size();
+          if (nl > start) {
+            out.append(static_cast<size_t>(indent), ' ');
+            out.append(s, start, nl - start);
+          }
+          out += '\n';
+          start = nl + 1;
+        }
+        return;
+      }
+      appendString(out, s);
+      break;
+    }
+    case nlohmann::json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      break;
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned: {
+      char buf[24];
+      auto r = v.is_number_unsigned() ? std::to_chars(buf, buf + sizeof buf, v.get<uint64_t>())
+                                      : std::to_chars(buf, buf + sizeof buf, v.get<int64_t>());
+      out.append(buf, r.ptr);
+      break;
+    }
+    default:
+      out += v.dump();  // null, float: JSON spelling is YAML spelling
+  }
+  out += '\n';
 }
 
 bool isEmptyCollection(const nlohmann::json& v) { return (v.is_object() || v.is_array()) && v.empty(); }
 
 void emit(std::string& out, const nlohmann::json& v, int indent);
 
-void emitKey(std::string& out, const std::string& key) {
-  out += needsQuotes(key) ? quoted(key) : key;
-  out += ":";
-}
-
 void emitObject(std::string& out, const nlohmann::json& v, int indent, bool firstInline) {
   bool first = true;
-  std::string pad(static_cast<size_t>(indent), ' ');
   for (auto it = v.begin(); it != v.end(); ++it) {
-    if (!(first && firstInline)) out += pad;
+    if (!(first && firstInline)) out.append(static_cast<size_t>(indent), ' ');
     first = false;
-    emitKey(out, it.key());
+    appendString(out, it.key());
+    out += ':';
     const auto& child = it.value();
     if (isEmptyCollection(child)) {
       out += child.is_object() ? " {}\n" : " []\n";
     } else if (child.is_object()) {
-      out += "\n";
+      out += '\n';
       emitObject(out, child, indent + 2, false);
     } else if (child.is_array()) {
-      out += "\n";
+      out += '\n';
       emit(out, child, indent);  // block sequences sit at the key's indentation
     } else {
-      out += " ";
+      out += ' ';
       emitScalar(out, child, indent + 2);
     }
   }
 }
 
 void emitArray(std::string& out, const nlohmann::json& v, int indent) {
-  std::string pad(static_cast<size_t>(indent), ' ');
   for (const auto& item : v) {
-    out += pad + "-";
+    out.append(static_cast<size_t>(indent), ' ');
+    out += '-';
     if (isEmptyCollection(item)) {
       out += item.is_object() ? " {}\n" : " []\n";
     } else if (item.is_object()) {
-      out += " ";
+      out += ' ';
       emitObject(out, item, indent + 2, true);
     } else if (item.is_array()) {
-      out += "\n";
+      out += '\n';
       emitArray(out, item, indent + 2);
     } else {
-      out += " ";
+      out += ' ';
       emitScalar(out, item, indent + 2);
     }
   }
@@ -281,13 +225,14 @@ void emitArray(std::string& out, const nlohmann::json& v, int indent) {
 
 void emit(std::string& out, const nlohmann::json& v, int indent) {
   if (isEmptyCollection(v)) {
-    out += std::string(static_cast<size_t>(indent), ' ') + (v.is_object() ? "{}\n" : "[]\n");
+    out.append(static_cast<size_t>(indent), ' ');
+    out += v.is_object() ? "{}\n" : "[]\n";
   } else if (v.is_object()) {
     emitObject(out, v, indent, false);
   } else if (v.is_array()) {
     emitArray(out, v, indent);
   } else {
-    out += std::string(static_cast<size_t>(indent), ' ');
+    out.append(static_cast<size_t>(indent), ' ');
     emitScalar(out, v, indent + 2);
   }
 }
@@ -327,7 +272,9 @@ void checkDocumentsAdvance(const std::string& text) {
 
 }  // namespace
 
-std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
+namespace yaml_detail {
+
+std::vector<nlohmann::json> readWithYamlCpp(std::string_view text) {
   std::vector<YAML::Node> docs;
   try {
     checkDocumentsAdvance(std::string(text));
@@ -352,6 +299,15 @@ std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
   return out;
 }
 
+}  // namespace yaml_detail
+
+std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
+  // Most manifests are plain block-style YAML, which the fast reader takes; it gives up
+  // on anything else, and yaml-cpp reads that (and words any error).
+  if (auto docs = yaml_detail::readBlockYaml(text)) return std::move(*docs);
+  return yaml_detail::readWithYamlCpp(text);
+}
+
 nlohmann::json yamlToJson(std::string_view text) {
   auto docs = yamlToJsonDocuments(text);
   if (docs.empty()) return nullptr;
@@ -363,6 +319,7 @@ nlohmann::json yamlToJson(std::string_view text) {
 
 std::string jsonToYaml(const nlohmann::json& value) {
   std::string out;
+  out.reserve(4096);
   emit(out, value, 0);
   return out;
 }

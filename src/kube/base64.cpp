@@ -1,4 +1,4 @@
-#include "kube/base64.h"
+#include "dgd/kube/base64.h"
 
 namespace dgd::kube {
 
@@ -38,26 +38,42 @@ std::optional<std::string> base64_decode(std::string_view in) {
   return out;
 }
 
-std::string base64_encode(std::string_view in) {
+namespace {
+
+std::string encode(std::string_view in, const char* alphabet, bool pad) {
   std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
     unsigned n = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
                  static_cast<unsigned char>(in[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += alphabet[(n >> 6) & 63];
+    out += alphabet[n & 63];
   }
   if (i < in.size()) {
+    const bool two = i + 1 < in.size();
     unsigned n = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) n |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < in.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
+    if (two) n |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    if (two) {
+      out += alphabet[(n >> 6) & 63];
+    } else if (pad) {
+      out += '=';
+    }
+    if (pad) out += '=';
   }
   return out;
+}
+
+}  // namespace
+
+std::string base64_encode(std::string_view in) { return encode(in, kAlphabet, /*pad=*/true); }
+
+std::string base64url_encode(std::string_view in) {
+  return encode(in, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", /*pad=*/false);
 }
 
 }  // namespace dgd::kube

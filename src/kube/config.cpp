@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "kube/base64.h"
+#include "dgd/kube/base64.h"
 
 namespace dgd::kube {
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "kube/base64.h"
+#include "dgd/kube/base64.h"
 
 extern char** environ;
 

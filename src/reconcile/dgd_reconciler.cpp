@@ -34,6 +34,9 @@ std::chrono::milliseconds retry_delay(int failures) {
   return std::min(std::chrono::milliseconds(100) * (1 << shift), std::chrono::milliseconds(300000));
 }
 
+// Longest wait between two progress-only status writes (DgdReconcilerOptions).
+constexpr int64_t kMaxProgressIntervalMs = 60000;
+
 // How often a DGD whose model-cache PVC does not exist looks for it again.
 constexpr std::chrono::seconds kClaimPollInterval{10};
 
@@ -108,6 +111,30 @@ std::vector<std::string> graph_errors_as_user_paths(const std::vector<api::Field
 
 }  // namespace
 
+bool dgd_change_needs_reconcile(const json& before, const json& after) {
+  if (!before.is_object() || !after.is_object()) return true;
+  auto same_except = [](const json& a, const json& b, std::initializer_list<const char*> skip) {
+    if (!a.is_object() || !b.is_object()) return a == b;
+    size_t na = 0, nb = 0;
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (std::any_of(skip.begin(), skip.end(), [&](const char* k) { return it.key() == k; })) continue;
+      ++na;
+      auto jt = b.find(it.key());
+      if (jt == b.end() || *jt != *it) return false;
+    }
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (std::none_of(skip.begin(), skip.end(), [&](const char* k) { return it.key() == k; })) ++nb;
+    }
+    return na == nb;
+  };
+  auto ma = before.find("metadata"), mb = after.find("metadata");
+  const json none;
+  const json& meta_a = ma == before.end() ? none : *ma;
+  const json& meta_b = mb == after.end() ? none : *mb;
+  return !same_except(before, after, {"status", "metadata"}) ||
+         !same_except(meta_a, meta_b, {"resourceVersion", "managedFields"});
+}
+
 DgdReconciler::DgdReconciler(Cluster& cluster, const recipes::Catalog& catalog, DgdReconcilerOptions options)
     : cluster_(cluster), catalog_(catalog), options_(std::move(options)), events_(cluster, options_.instance) {}
 
@@ -152,6 +179,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       std::lock_guard<std::mutex> lock(mu_);
       last_problem_.erase(id);
       failures_.erase(id);
+      last_status_write_.erase(id);
       auto it = uids_.find(id);
       if (it != uids_.end()) {
         uid = it->second;
@@ -377,6 +405,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   }
   std::map<std::string, json> applied;  // object key -> object as stored after our apply
   std::vector<std::string> api_errors;
+  std::vector<std::string> created_now, updated_now;  // for one event each
   for (const json* d : plan.apply) {
     const ChildKind* kind = find_child_kind(d->value("apiVersion", ""), d->value("kind", ""));
     const std::string k = object_key(*d);
@@ -403,15 +432,26 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
         std::lock_guard<std::mutex> lock(mu_);
         again = !created_.insert(uid + "\n" + k).second;
       }
-      const std::string what = again ? "Re-created " + describe(*d) + " (it was deleted outside the operator)"
-                                     : "Created " + describe(*d);
-      spdlog::info("dgd={}: {}", id, what);
-      events_.record(dgd, "Normal", kReasonChildCreated, what);
+      if (again) {
+        // Its own event: someone or something deletes the operator's children.
+        const std::string what = "Re-created " + describe(*d) + " (it was deleted outside the operator)";
+        spdlog::info("dgd={}: {}", id, what);
+        events_.record(dgd, "Normal", kReasonChildCreated, what);
+      } else {
+        spdlog::info("dgd={}: created {}", id, describe(*d));
+        created_now.push_back(describe(*d));
+      }
     } else {
       spdlog::info("dgd={}: updated {} (differed at {})", id, describe(*d), change);
-      events_.record(dgd, "Normal", kReasonChildUpdated, "Updated " + describe(*d) + " (differed at " + change + ")");
+      updated_now.push_back(describe(*d) + " (differed at " + change + ")");
     }
   }
+  // One event per kind of change in this pass, naming every child (events.h).
+  if (!created_now.empty())
+    events_.record(dgd, "Normal", kReasonChildCreated, summarize_children("Created", created_now));
+  if (!updated_now.empty())
+    events_.record(dgd, "Normal", kReasonChildUpdated, summarize_children("Updated", updated_now));
+  std::vector<std::string> deleted_now;
   for (const json* o : plan.remove) {
     const ChildKind* kind = find_child_kind(o->value("apiVersion", ""), o->value("kind", ""));
     if (kind == nullptr) continue;
@@ -421,7 +461,11 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       continue;
     }
     spdlog::info("dgd={}: deleted {} (no longer in the spec)", id, describe(*o));
-    events_.record(dgd, "Normal", kReasonChildDeleted, "Deleted " + describe(*o) + " (no longer in the spec)");
+    deleted_now.push_back(describe(*o));
+  }
+  if (!deleted_now.empty()) {
+    events_.record(dgd, "Normal", kReasonChildDeleted,
+                   summarize_children("Deleted", deleted_now) + " (no longer in the spec)");
   }
 
   // The download Job, owned by the cache PVC; none while the PVC does not exist.
@@ -505,7 +549,14 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   }
   json status = compute_status(status_in);
   const bool changed = prev_status == dgd.end() || status_changed(*prev_status, status);
-  if (changed) {
+  // Progress only (counts, messages): not sooner than the progress interval after this
+  // DGD's last status write; the requeue below writes it then, if still true.
+  std::chrono::milliseconds progress_wait{0};
+  const bool transition = changed && status_transition(prev_status == dgd.end() ? nullptr : &*prev_status, status);
+  if (changed && !transition) progress_wait = progress_delay(id);
+  if (changed && progress_wait.count() > 0) {
+    spdlog::debug("dgd={}: status progress written in {} ms", id, progress_wait.count());
+  } else if (changed) {
     auto ready_of = [](const json& st) -> std::pair<std::string, int64_t> {
       for (const auto& c : st.value("conditions", json::array())) {
         if (c.value("type", "") == "Ready") return {c.value("status", ""), c.value("observedGeneration", int64_t{0})};
@@ -530,6 +581,14 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       if (r.error().is(kube::ErrorKind::kForbidden))
         events_.record(dgd, "Warning", kReasonStatusWriteFailed, "status write failed: " + r.error().to_string());
     } else {
+      note_status_write(id, transition);
+      if (spdlog::should_log(spdlog::level::debug)) {
+        std::string conds;
+        for (const auto& c : status.value("conditions", json::array())) {
+          conds += " " + c.value("type", "") + "=" + c.value("status", "") + "/" + c.value("reason", "");
+        }
+        spdlog::debug("dgd={}: status written ({}):{}", id, transition ? "transition" : "progress", conds);
+      }
       const auto before = prev_status == dgd.end() ? std::pair<std::string, int64_t>{"", 0} : ready_of(*prev_status);
       const auto after = ready_of(status);
       if (after.first == "True" && (before.first != "True" || before.second != generation)) {
@@ -551,11 +610,39 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     std::string joined;
     for (const auto& e : sync_problems) joined += (joined.empty() ? "" : "; ") + e;
     report_problem(id, joined);
-    return waiting_for_claim ? ReconcileResult::after(kClaimPollInterval) : ReconcileResult::done();
+  } else {
+    clear_problem(id);
   }
-  clear_problem(id);
-  // A PVC the user makes is not watched: look for it again shortly.
-  return waiting_for_claim ? ReconcileResult::after(kClaimPollInterval) : ReconcileResult::done();
+  // A PVC the user makes is not watched: look for it again shortly. A status write held
+  // back as progress is written when its interval is over.
+  ReconcileResult result =
+      waiting_for_claim ? ReconcileResult::after(kClaimPollInterval) : ReconcileResult::done();
+  if (progress_wait.count() > 0 &&
+      (result.requeue_after.count() == 0 || progress_wait < result.requeue_after)) {
+    result.requeue_after = progress_wait;
+  }
+  return result;
+}
+
+void DgdReconciler::note_status_write(const std::string& key, bool transition) {
+  const auto base = options_.status_progress_interval;
+  const auto cap = std::max(base, std::chrono::milliseconds(kMaxProgressIntervalMs));
+  std::lock_guard<std::mutex> lock(mu_);
+  StatusWrite& w = last_status_write_[key];
+  w.at = std::chrono::steady_clock::now();
+  w.progress_interval = transition || w.progress_interval.count() == 0 ? base : std::min(w.progress_interval * 2, cap);
+}
+
+std::chrono::milliseconds DgdReconciler::progress_delay(const std::string& key) {
+  if (options_.status_progress_interval.count() <= 0) return std::chrono::milliseconds(0);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = last_status_write_.find(key);
+  if (it == last_status_write_.end()) return std::chrono::milliseconds(0);
+  const auto due = it->second.at + it->second.progress_interval;
+  const auto now = std::chrono::steady_clock::now();
+  if (due <= now) return std::chrono::milliseconds(0);
+  // Round up: a requeue a hair early would find the interval not yet over.
+  return std::chrono::ceil<std::chrono::milliseconds>(due - now);
 }
 
 }  // namespace dgd::reconcile

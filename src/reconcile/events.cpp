@@ -105,4 +105,20 @@ void EventRecorder::forget(const std::string& uid) {
   }
 }
 
+std::string summarize_children(const std::string& verb, const std::vector<std::string>& items) {
+  if (items.size() == 1) return verb + " " + items[0];
+  constexpr size_t kMaxListed = 1024;
+  std::string out = verb + " " + std::to_string(items.size()) + " children: ";
+  const size_t head = out.size();
+  size_t listed = 0;
+  for (const auto& item : items) {
+    if (listed > 0 && out.size() - head + item.size() > kMaxListed) break;
+    if (listed > 0) out += ", ";
+    out += item;
+    ++listed;
+  }
+  if (listed < items.size()) out += " and " + std::to_string(items.size() - listed) + " more";
+  return out;
+}
+
 }  // namespace dgd::reconcile

@@ -170,15 +170,16 @@ runtime::InformerOptions child_informer(const ChildKind& kind, const std::string
 // Placement (placement_status.h): the operator's pods bring their DGD back when where
 // they stand changes; nodes bring back the DGDs whose Placement is not True.
 void add_placement_informers(runtime::Manager& manager, runtime::Controller& controller, runtime::Informer& dgds,
-                             LiveCluster& cluster, const std::string& watch_namespace) {
+                             LiveCluster& cluster, const std::string& watch_namespace,
+                             std::chrono::milliseconds window) {
   runtime::InformerOptions pio;
   pio.resource = kube::resources::pods();
   pio.ns = watch_namespace;
   pio.label_selector = child_label_selector();
   runtime::Informer& pods = manager.add_informer(pio);
-  auto wake_owner = [&controller](const runtime::ObjectPtr& pod) {
+  auto wake_owner = [&controller, window](const runtime::ObjectPtr& pod) {
     const std::string dgd = dgd_of_pod(pod->object());
-    if (!dgd.empty()) controller.queue().add(pod->ns() + "/" + dgd);
+    if (!dgd.empty()) controller.queue().add_after(pod->ns() + "/" + dgd, window);
   };
   runtime::EventHandler ph;
   ph.on_add = wake_owner;
@@ -191,9 +192,9 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   runtime::InformerOptions nio;
   nio.resource = kube::ResourceRef{"", "v1", "nodes", "Node", false};
   runtime::Informer& nodes = manager.add_informer(nio);
-  auto wake_pending = [&controller, &dgds] {
+  auto wake_pending = [&controller, &dgds, window] {
     for (const auto& d : dgds.store().list()) {
-      if (placement_pending_text(d->json_text())) controller.queue().add(d->key());
+      if (placement_pending_text(d->json_text())) controller.queue().add_after(d->key(), window);
     }
   };
   runtime::EventHandler nh;
@@ -208,11 +209,12 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
 
 // A download Job is owned by its cache PVC, not by a DGD, and every DGD of its
 // namespace may wait on it (model_cache.h): wake them all when its state changes.
-runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controller, runtime::Informer& dgds) {
-  auto wake = [&controller, &dgds](const runtime::ObjectPtr& job) {
+runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controller, runtime::Informer& dgds,
+                                                   std::chrono::milliseconds window) {
+  auto wake = [&controller, &dgds, window](const runtime::ObjectPtr& job) {
     const json obj = job->object();
     if (obj.value("/metadata/labels"_json_pointer, json::object()).count(render::kLabelModelCache) == 0) return;
-    for (const auto& d : dgds.store().list(job->ns())) controller.queue().add(d->key());
+    for (const auto& d : dgds.store().list(job->ns())) controller.queue().add_after(d->key(), window);
   };
   runtime::EventHandler h;
   h.on_add = wake;
@@ -272,6 +274,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   DgdReconcilerOptions ro;
   ro.instance = identity;
   ro.serving = serving.get();
+  ro.status_progress_interval = options.status_progress_interval;
   auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
   runtime::ControllerOptions cto;
   cto.name = "dynamographdeployment";
@@ -284,9 +287,20 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   dio.resource = dgd_resource();
   dio.ns = options.watch_namespace;
   runtime::Informer& dgds = manager.add_informer(dio);
-  dgds.add_handler(controller.enqueue_self());
+  {
+    // The DGD's own events, except the echoes of the operator's status writes.
+    runtime::EventHandler h = controller.enqueue_self();
+    runtime::WorkQueue* q = &controller.queue();
+    h.on_update = [q](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+      if (dgd_change_needs_reconcile(before->object(), after->object())) q->add(after->key());
+    };
+    dgds.add_handler(h);
+  }
   cluster.set_dgd_store(&dgds.store());
-  add_placement_informers(manager, controller, dgds, cluster, options.watch_namespace);
+  // Child, pod, node and download events wake their DGD after a short window, so a
+  // burst of them (a Deployment's status moving replica by replica) costs one reconcile.
+  const std::chrono::milliseconds window = options.child_event_window;
+  add_placement_informers(manager, controller, dgds, cluster, options.watch_namespace, window);
 
   // Child kinds: an informer for each one the server serves; the others are probed again later.
   std::vector<const ChildKind*> missing;
@@ -301,8 +315,8 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     }
     if (p == Probe::kServed) {
       runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
-      inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind));
-      if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, dgds));
+      inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
+      if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, dgds, window));
       cluster.set_store(kind, &inf.store());
     } else {
       spdlog::warn("{} is not served by the API server ({}); DGDs that need a {} report it in their status; "
@@ -325,7 +339,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
           continue;
         }
         auto inf = std::make_unique<runtime::Informer>(client, child_informer(**it, options.watch_namespace));
-        inf->add_handler(controller.enqueue_owner(api::kGroup, api::kKind));
+        inf->add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
         inf->start();
         while (!inf->wait_for_sync(std::chrono::milliseconds(200)) && !t.cancelled()) {
         }

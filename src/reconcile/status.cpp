@@ -1,5 +1,7 @@
 #include "dgd/reconcile/status.h"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 namespace dgd::reconcile {
@@ -184,5 +186,48 @@ json compute_status(const StatusInput& in) {
 }
 
 bool status_changed(const json& live, const json& computed) { return live != computed; }
+
+namespace {
+
+// type -> status of every condition of a status object.
+std::map<std::string, std::string> condition_states(const json& status) {
+  std::map<std::string, std::string> out;
+  auto conds = status.find("conditions");
+  if (conds == status.end() || !conds->is_array()) return out;
+  for (const auto& c : *conds) {
+    if (c.is_object()) out[c.value("type", "")] = c.value("status", "");
+  }
+  return out;
+}
+
+int64_t observed_generation(const json& status) {
+  auto g = status.find("observedGeneration");
+  return g != status.end() && g->is_number_integer() ? g->get<int64_t>() : -1;
+}
+
+}  // namespace
+
+bool status_transition(const json* live, const json& computed) {
+  if (live == nullptr || !live->is_object()) return true;
+  if (observed_generation(*live) != observed_generation(computed)) return true;
+  const auto before = condition_states(*live);
+  const auto after = condition_states(computed);
+  auto status_of = [](const std::map<std::string, std::string>& m, const char* type) {
+    auto it = m.find(type);
+    return it == m.end() ? std::string() : it->second;
+  };
+  // Ready and SpecValid are what `kubectl wait`, Argo CD health and alerts read.
+  for (const char* type : {"Ready", "SpecValid"}) {
+    if (status_of(before, type) != status_of(after, type)) return true;
+  }
+  // A condition turning False is a problem to show at once; one turning True or
+  // appearing as Unknown is progress.
+  for (const auto& [type, status] : after) {
+    if (status != "False") continue;
+    auto it = before.find(type);
+    if (it == before.end() || it->second != "False") return true;
+  }
+  return false;
+}
 
 }  // namespace dgd::reconcile

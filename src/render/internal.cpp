@@ -1,6 +1,8 @@
 #include "render/internal.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "dgd/api/validate.h"
 #include "dgd/render/render.h"
@@ -65,7 +67,15 @@ json childMetadata(const api::Dgd& graph, const std::string& name, const std::st
   return m;
 }
 
-json envVar(const std::string& name, const std::string& value) { return {{"name", name}, {"value", value}}; }
+json envVar(const std::string& name, const std::string& value) {
+  // Built in place: the initializer-list form allocates two arrays on the way (render
+  // makes dozens of these per component).
+  json j(json::value_t::object);
+  auto& o = j.get_ref<json::object_t&>();
+  o.emplace("name", name);
+  o.emplace("value", value);
+  return j;
+}
 
 json envJson(const api::EnvVar& e) {
   json j = {{"name", e.name}};
@@ -99,9 +109,18 @@ json mergeEnv(json base, const json& over) {
 }
 
 void sortBy(json& array, const char* key) {
-  if (!array.is_array()) return;
-  std::stable_sort(array.begin(), array.end(),
-                   [key](const json& a, const json& b) { return stringAt(a, key) < stringAt(b, key); });
+  if (!array.is_array() || array.size() < 2) return;
+  // Each item's key looked up once, not twice per comparison; then a stable sort of
+  // the (key, position) pairs and the items moved into that order.
+  auto& items = array.get_ref<json::array_t&>();
+  std::vector<std::pair<const std::string*, size_t>> order;
+  order.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) order.emplace_back(&stringAt(items[i], key), i);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  json::array_t sorted;
+  sorted.reserve(items.size());
+  for (const auto& [k, i] : order) sorted.push_back(std::move(items[i]));
+  items = std::move(sorted);
 }
 
 void sortByNumber(json& array, const char* key) {

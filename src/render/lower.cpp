@@ -165,6 +165,7 @@ json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vecto
   const std::string path = "spec.components[" +
                            std::to_string(&c - graph.spec.components.data()) + "]";
   static const json kEmpty = json::object();
+  static const json kEmptyList = json::array();
   const json& user = c.podTemplate.is_object() ? c.podTemplate : kEmpty;
   const json* userMain = nullptr;
   if (user.contains("spec") && user["spec"].contains("containers") && user["spec"]["containers"].is_array()) {
@@ -228,13 +229,13 @@ json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vecto
   json& main = mainContainer(out);
   if (!command.is_null() && !main.contains("command")) main["command"] = std::move(command);
   if (!args.is_null() && !main.contains("args")) main["args"] = std::move(args);
-  if (!env.empty()) main["env"] = mergeEnv(std::move(env), main.contains("env") ? main["env"] : json::array());
+  if (!env.empty()) main["env"] = mergeEnv(std::move(env), main.contains("env") ? main["env"] : kEmptyList);
   // components[].env wins over everything above, then the list is sorted by name.
   json cenv = json::array();
   for (const auto& e : c.env) cenv.push_back(envJson(e));
   json merged = mergeEnv(main.contains("env") ? std::move(main["env"]) : json::array(), cenv);
   sortBy(merged, "name");
-  if (!merged.empty()) main["env"] = merged;
+  if (!merged.empty()) main["env"] = std::move(merged);
   if (main.contains("volumeMounts")) sortBy(main["volumeMounts"], "mountPath");
   if (main.contains("ports")) sortByNumber(main["ports"], "containerPort");
   if (out["spec"].contains("volumes")) sortBy(out["spec"]["volumes"], "name");

@@ -27,14 +27,19 @@ std::vector<json> discoveryRbac(const api::Dgd& graph, const std::string& ns) {
        {"verbs", json::array({"create", "delete", "get", "list", "patch", "update", "watch"})}},
   });
   json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "Role"},
-               {"metadata", childMetadata(graph, roleName(dgd), ns, labels)}, {"rules", rules}};
+               {"metadata", childMetadata(graph, roleName(dgd), ns, labels)}, {"rules", std::move(rules)}};
   json binding = {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "RoleBinding"},
                   {"metadata", childMetadata(graph, roleBindingName(dgd), ns, labels)},
                   {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", roleName(dgd)}}},
                   {"subjects", json::array({{{"kind", "ServiceAccount"},
                                              {"name", serviceAccountName(dgd)},
                                              {"namespace", ns}}})}};
-  return {sa, role, binding};
+  std::vector<json> out;
+  out.reserve(3);
+  out.push_back(std::move(sa));
+  out.push_back(std::move(role));
+  out.push_back(std::move(binding));
+  return out;
 }
 
 std::optional<json> computeDomain(const api::Dgd& graph, const std::string& ns) {
@@ -92,7 +97,7 @@ std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns) 
   const bool owned = !m->cache->keepOnDelete.value_or(true);
   return json{{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
               {"metadata", cacheMetadata(graph, *m->cache->claimName, ns, *m->cache->claimName, owned)},
-              {"spec", spec}};
+              {"spec", std::move(spec)}};
 }
 
 std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision) {
@@ -140,7 +145,7 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
       {"name", "download"},
       {"image", m->download->image.value_or("python:3.10-slim")},
       {"command", json::array({"sh", "-c", script})},
-      {"env", env},
+      {"env", std::move(env)},
       {"securityContext", {{"allowPrivilegeEscalation", false},
                            {"capabilities", {{"drop", json::array({"ALL"})}}},
                            {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
@@ -161,7 +166,7 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
   meta["annotations"]["nvidia.com/model-id"] = *m->id;
   if (!revision.empty()) meta["annotations"]["nvidia.com/model-revision"] = revision;
   json podSpec = {{"restartPolicy", "Never"},
-                 {"containers", json::array({container})},
+                 {"containers", json::array({std::move(container)})},
                  {"volumes", json::array({{{"name", "model-cache"}, {"persistentVolumeClaim", {{"claimName", claim}}}}})}};
   try {
     kube::canonicalize_resources(podSpec);  // canonical, as the API server stores them
@@ -169,9 +174,9 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
     errors.push_back({"spec.model.download.resources", e.what()});
     return std::nullopt;
   }
-  return json{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", meta},
+  return json{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", std::move(meta)},
               {"spec", {{"backoffLimit", 3}, {"completions", 1}, {"parallelism", 1},
-                        {"template", {{"metadata", {{"labels", podLabels}}}, {"spec", podSpec}}}}}};
+                        {"template", {{"metadata", {{"labels", std::move(podLabels)}}}, {"spec", std::move(podSpec)}}}}}};
 }
 
 }  // namespace dgd::render::detail

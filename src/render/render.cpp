@@ -32,7 +32,15 @@ json httpProbe(const char* path, const char* port, int period, int timeout, int 
 }
 
 json fieldRefEnv(const char* name, const char* fieldPath) {
-  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", fieldPath}}}}}};
+  json fieldRef(json::value_t::object);
+  fieldRef.get_ref<json::object_t&>().emplace("fieldPath", fieldPath);
+  json valueFrom(json::value_t::object);
+  valueFrom.get_ref<json::object_t&>().emplace("fieldRef", std::move(fieldRef));
+  json j(json::value_t::object);
+  auto& o = j.get_ref<json::object_t&>();
+  o.emplace("name", name);
+  o.emplace("valueFrom", std::move(valueFrom));
+  return j;
 }
 
 // Env upstream's operator injects into container main (dynamo-api.md §15).
@@ -125,7 +133,7 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   for (const auto& e : graph.spec.env) specEnv.push_back(envJson(e));
   json env = mergeEnv(mergeEnv(injectedEnv(graph, c, ns), specEnv), main.contains("env") ? std::move(main["env"]) : json::array());
   sortBy(env, "name");
-  main["env"] = env;
+  main["env"] = std::move(env);
   // Default probes only where the podTemplate has none: a probe is replaced whole, never
   // merged field by field with a default.
   if (type == api::ComponentType::kFrontend) {

@@ -31,15 +31,21 @@ EventHandler Controller::enqueue_self() {
   return h;
 }
 
-EventHandler Controller::enqueue_owner(std::string owner_group, std::string owner_kind) {
+EventHandler Controller::enqueue_owner(std::string owner_group, std::string owner_kind,
+                                       std::chrono::milliseconds window) {
   WorkQueue* q = queue_.get();
-  auto enqueue = [q, owner_group, owner_kind](const ObjectPtr& o) {
+  auto enqueue = [q, owner_group, owner_kind, window](const ObjectPtr& o) {
     for (const auto& r : o->owner_refs()) {
       if (!r.controller || r.kind != owner_kind) continue;
       auto slash = r.api_version.find('/');
       std::string group = slash == std::string::npos ? "" : r.api_version.substr(0, slash);
       if (group != owner_group) continue;
-      q->add(o->ns().empty() ? r.name : o->ns() + "/" + r.name);
+      const std::string key = o->ns().empty() ? r.name : o->ns() + "/" + r.name;
+      if (window.count() > 0) {
+        q->add_after(key, window);
+      } else {
+        q->add(key);
+      }
     }
   };
   EventHandler h;

@@ -1,7 +1,7 @@
 #include "kubesim/store.h"
 
 #include "kubesim/api_error.h"
-#include "kubesim/base64url.h"
+#include "dgd/kube/base64.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/patch_adapter.h"
 
@@ -450,7 +450,7 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
     if (!o.labels.empty() && !o.labels.matches(md.contains("labels") ? md["labels"] : json())) continue;
     if (!o.fields.empty() && !o.fields.matches(obj)) continue;
     if (o.limit > 0 && count == o.limit) {
-      out.continue_token = base64url(json{{"rv", out.rv}, {"start", last_key}}.dump());
+      out.continue_token = dgd::kube::base64url_encode(json{{"rv", out.rv}, {"start", last_key}}.dump());
       int64_t rest = 0;
       for (auto r = it; r != src->end(); ++r) {
         const json& ro = r->second;

@@ -21,6 +21,4 @@ Pki generate_pki(const std::vector<std::string>& sans);
 // Subject CN and O values of a PEM certificate (for tests).
 std::pair<std::string, std::vector<std::string>> certificate_subject(const std::string& pem);
 
-std::string base64_encode(const std::string& data);
-
 }  // namespace kubesim

@@ -32,8 +32,10 @@ struct ParseResult {
 // YAML or JSON text with exactly one document.
 ParseResult parse(std::string_view text);
 
-// An already-decoded document (e.g. from the API server).
+// An already-decoded document (e.g. from the API server). The rvalue form moves raw
+// JSON members (podTemplate, status, passthrough fields) out of `doc` instead of copying.
 ParseResult fromJson(const nlohmann::json& doc);
+ParseResult fromJson(nlohmann::json&& doc);
 
 // The model back to a JSON document (deterministic).
 nlohmann::json toJson(const Dgd& dgd);

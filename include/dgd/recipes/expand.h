@@ -33,6 +33,8 @@ struct ExpandResult {
 };
 
 ExpandResult expand(const Catalog& catalog, const api::Dgd& user);
+// The same, consuming `user` (no copy of its podTemplates when it names no recipe).
+ExpandResult expand(const Catalog& catalog, api::Dgd&& user);
 
 // The JSON-level overlay used by expand, exposed for tests: `over` merged onto `base`
 // (both DGD documents as api::toJson writes them). Errors carry field paths of `over`.

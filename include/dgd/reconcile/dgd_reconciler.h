@@ -14,7 +14,9 @@
 //     server-side apply only children whose live state lacks a desired field;
 //     delete only children this DGD controls and no longer wants.
 //  4. status from the live Deployments (Ready only once every component rolled
-//     out the current template), written only when it changed.
+//     out the current template), written only when it changed: at once when a
+//     condition changes status or a generation is observed, while progress alone
+//     (replica counts, messages) is written at most once per progress interval.
 // Events (Normal ChildCreated / ChildUpdated / ChildDeleted / RolloutComplete,
 // Warning InvalidSpec / ApplyFailed / KindNotServed) are sent once per
 // generation and only when something happened. At rest: zero writes.
@@ -24,10 +26,13 @@
 // Thread-safe: the controller may run reconciles of different keys at once.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "dgd/reconcile/cluster.h"
 #include "dgd/reconcile/events.h"
@@ -43,11 +48,22 @@ class ServingChecks;
 
 inline constexpr const char* kFieldManager = "dgd-operator";
 
+// False when `after` differs from `before` (two states of one DGD) only in its status,
+// resourceVersion or managedFields: the echo of a status write, which a reconcile would
+// answer by computing the same status again. Everything a reconcile reads from the DGD
+// (spec, labels, annotations, deletionTimestamp, finalizers, uid) makes it true.
+bool dgd_change_needs_reconcile(const nlohmann::json& before, const nlohmann::json& after);
+
 struct DgdReconcilerOptions {
   // Reporting instance of events (the pod name or leader identity).
   std::string instance = "dgd-operator";
   // The Serving condition's checks (serving.h); nullptr: no Serving condition.
   ServingChecks* serving = nullptr;
+  // Least time between two status writes of one DGD that carry only progress (counts,
+  // messages; status.h status_transition). It doubles after each progress write, up to
+  // 60 s (or itself, if longer), and returns to this value after a transition, so a
+  // rollout that takes minutes costs a handful of writes. 0: every change at once.
+  std::chrono::milliseconds status_progress_interval{5000};
 };
 
 class DgdReconciler final : public runtime::Reconciler {
@@ -63,6 +79,10 @@ class DgdReconciler final : public runtime::Reconciler {
   void clear_problem(const std::string& key);
   // Requeue after an API error with this key's back-off (100 ms doubling to 5 min).
   runtime::ReconcileResult retry(const std::string& key);
+  // How long a progress-only status write of `key` must still wait (0: write now).
+  std::chrono::milliseconds progress_delay(const std::string& key);
+  // Records a status write of `key` (a transition resets the progress interval).
+  void note_status_write(const std::string& key, bool transition);
 
   Cluster& cluster_;
   const recipes::Catalog& catalog_;
@@ -73,6 +93,13 @@ class DgdReconciler final : public runtime::Reconciler {
   std::map<std::string, int> failures_;              // key -> consecutive API failures
   std::map<std::string, std::string> uids_;          // key -> uid (to forget its events)
   std::set<std::string> created_;                    // "uid\nchild key" this process created
+  // Progress coalescing per key: when this process last wrote the DGD's status, and how
+  // long the next progress-only write waits after it.
+  struct StatusWrite {
+    std::chrono::steady_clock::time_point at;
+    std::chrono::milliseconds progress_interval{0};
+  };
+  std::map<std::string, StatusWrite> last_status_write_;
 };
 
 }  // namespace dgd::reconcile

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -57,5 +58,11 @@ class EventRecorder {
 
 // RFC 3339 UTC with seconds, e.g. "2026-11-30T06:00:00Z".
 std::string now_rfc3339();
+
+// One event message for what a reconcile pass did to several children, so a graph's
+// creation costs the API server one Event, not one per child: "Created Deployment g-a"
+// for one item, "Created 3 children: Deployment g-a, Service g-a, Role g-r" for more.
+// Items past ~1 KB of text are counted, not listed ("... and 4 more"). Pure.
+std::string summarize_children(const std::string& verb, const std::vector<std::string>& items);
 
 }  // namespace dgd::reconcile

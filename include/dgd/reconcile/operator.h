@@ -36,6 +36,11 @@ struct OperatorOptions {
   std::chrono::milliseconds renew_deadline{10000};
   std::chrono::milliseconds retry_period{2000};
   std::chrono::milliseconds kind_probe_interval{30000};
+  // Least time between progress-only status writes of one DGD (dgd_reconciler.h).
+  std::chrono::milliseconds status_progress_interval{5000};
+  // How long a child's (or pod's, node's, download Job's) event waits before its DGD is
+  // reconciled; every event of that DGD within the window shares the reconcile.
+  std::chrono::milliseconds child_event_window{300};
   std::chrono::milliseconds cache_sync_timeout{120000};
   ServingOptions serving;                      // the Serving condition's checks (serving.h)
 };

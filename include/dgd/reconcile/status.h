@@ -80,4 +80,13 @@ nlohmann::json compute_status(const StatusInput& in);
 // status write is skipped otherwise).
 bool status_changed(const nlohmann::json& live, const nlohmann::json& computed);
 
+// True when `computed` differs from `live` (nullptr: no status yet) in what users and
+// tools act on at once: a new observedGeneration, Ready or SpecValid changing status, or
+// any condition turning False (a problem: Unschedulable, DownloadFailed, ...). Anything
+// else is progress: replica counts, reasons and messages, a condition appearing as
+// Unknown or turning True. The reconciler writes progress at most once per progress
+// interval (DgdReconcilerOptions::status_progress_interval), so a graph whose pods come
+// up one by one does not rewrite its status for each of them.
+bool status_transition(const nlohmann::json* live, const nlohmann::json& computed);
+
 }  // namespace dgd::reconcile

@@ -77,8 +77,11 @@ class Controller {
   EventHandler enqueue_self();
   // Handler enqueueing the controlling owner's key when its ownerReference has
   // controller=true and matches `owner_api_version` (group/version or group prefix "g/")
-  // and `owner_kind`. The owner's namespace is the child's.
-  EventHandler enqueue_owner(std::string owner_group, std::string owner_kind);
+  // and `owner_kind`. The owner's namespace is the child's. With `window` > 0 the key is
+  // added that much later, and every event of the owner's children within the window
+  // shares that one reconcile (WorkQueue::add_after keeps the earliest pending time).
+  EventHandler enqueue_owner(std::string owner_group, std::string owner_kind,
+                             std::chrono::milliseconds window = std::chrono::milliseconds(0));
 
   void start();
   // Stops taking keys, waits for in-flight reconciles, joins workers. Idempotent.

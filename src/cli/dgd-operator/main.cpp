@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
   std::string log_format = "text", log_level = "info";
   int lease_duration_s = 15, renew_deadline_s = 10, retry_period_s = 2;
   int kind_probe_s = 30;
+  double status_progress_s = 5;
+  double child_event_window_s = 0.3;
 
   CLI::App app{"dgd-operator: reconciles NVIDIA Dynamo DynamoGraphDeployments into running graphs"};
   app.set_version_flag("--version", std::string("dgd-operator ") + dgd::reconcile::kOperatorVersion);
@@ -126,6 +128,20 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
+  run->add_option("--status-progress-interval", status_progress_s,
+                  "least seconds between two status writes of a DGD that only report progress (replica "
+                  "counts, messages); doubles after each such write up to 60 s. Ready or SpecValid "
+                  "changing, a condition turning False and a new generation are written at once "
+                  "(0: every change at once)")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+
+  run->add_option("--child-event-window", child_event_window_s,
+                  "seconds a child's, pod's or node's event waits before its DGD is reconciled; the DGD's "
+                  "other events in that window share the reconcile (0: reconcile at every event)")
+      ->check(CLI::Range(0.0, 60.0))
+      ->capture_default_str();
+
   add_serving_flags(*run, o.serving);  // serving_flags.cpp
 
   CLI11_PARSE(app, argc, argv);
@@ -135,6 +151,8 @@ int main(int argc, char** argv) {
   o.renew_deadline = std::chrono::seconds(renew_deadline_s);
   o.retry_period = std::chrono::seconds(retry_period_s);
   o.kind_probe_interval = std::chrono::seconds(kind_probe_s);
+  o.status_progress_interval = std::chrono::milliseconds(static_cast<int64_t>(status_progress_s * 1000));
+  o.child_event_window = std::chrono::milliseconds(static_cast<int64_t>(child_event_window_s * 1000));
 
   dgd::kube::CancelSource stop;
   std::thread waiter = dgd::runtime::start_signal_waiter(stop);

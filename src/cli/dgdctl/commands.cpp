@@ -44,7 +44,7 @@ std::optional<std::vector<json>> readDocuments(const std::string& text, const st
   std::vector<json> out;
   for (auto& d : docs) {
     if (d.is_object() && d.value("kind", std::string()) == "List" && d.contains("items") && d["items"].is_array()) {
-      for (auto& item : d["items"]) out.push_back(item);
+      for (auto& item : d["items"]) out.push_back(std::move(item));
     } else {
       out.push_back(std::move(d));
     }
@@ -59,7 +59,7 @@ struct Prepared {
 };
 
 // parse → validate what the user wrote → expand → validate the whole graph.
-Prepared prepare(const json& doc, size_t index) {
+Prepared prepare(json&& doc, size_t index) {
   Prepared p;
   p.name = "document " + std::to_string(index + 1);
   std::set<std::string> seen;
@@ -68,12 +68,16 @@ Prepared prepare(const json& doc, size_t index) {
       if (seen.insert(e.str()).second) p.problems.push_back(e);
     }
   };
-  auto parsed = api::fromJson(doc);
+  auto parsed = api::fromJson(std::move(doc));
   if (!parsed.dgd.metadata.name.empty()) p.name = parsed.dgd.metadata.name;
   add(parsed.errors);
   if (!parsed.ok()) return p;
   add(api::validate(parsed.dgd));
-  auto expanded = recipes::expand(recipes::Catalog::builtin(), parsed.dgd);
+  // A DGD that names no recipe (e.g. a recipe's own dgd.yaml) needs no catalog: building
+  // it would cost such a render more than reading its input.
+  static const recipes::Catalog kNoRecipes;
+  const recipes::Catalog& catalog = parsed.dgd.spec.recipe ? recipes::Catalog::builtin() : kNoRecipes;
+  auto expanded = recipes::expand(catalog, std::move(parsed.dgd));
   add(expanded.errors);
   if (!expanded.ok()) return p;
   add(api::validate(expanded.graph, api::ValidateOptions{api::ValidationMode::kComplete}));
@@ -98,7 +102,7 @@ int forEachGraph(const std::string& text, const std::string& source, std::ostrea
   for (size_t i = 0; i < docs->size(); ++i) {
     if (!isDgd((*docs)[i])) continue;
     ++count;
-    Prepared p = prepare((*docs)[i], i);
+    Prepared p = prepare(std::move((*docs)[i]), i);
     reportProblems(p, source, err);
     if (!p.graph) {
       rc = 1;

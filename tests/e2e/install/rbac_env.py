@@ -129,3 +129,13 @@ class InstalledOperatorEnv(OperatorEnv):
 
 def cluster_role(objs):
     return find(objs, "ClusterRole", SA_NAME)
+
+
+def without_rule(resource):
+    """An edit_rbac function removing the one ClusterRole rule that names `resource`."""
+    def edit(objs):
+        role = cluster_role(objs)
+        before = len(role["rules"])
+        role["rules"] = [r for r in role["rules"] if resource not in r.get("resources", [])]
+        assert len(role["rules"]) == before - 1, "install.yaml's ClusterRole has no %s rule to remove" % resource
+    return edit

@@ -16,22 +16,15 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rbac_env import SA_USER, InstalledOperatorEnv, cluster_role, wait_until  # noqa: E402
+from rbac_env import SA_USER, InstalledOperatorEnv, wait_until, without_rule  # noqa: E402
 from oplib import condition  # noqa: E402
 
 RECIPE = "deepseek-v4.1-flash/vllm/disagg-h200-agentic"
 MISSING = '{APIGroups:["discovery.k8s.io"], Resources:["endpointslices"], Verbs:["get" "list" "watch"]}'
 
 
-def drop_endpointslices(objs):
-    role = cluster_role(objs)
-    before = len(role["rules"])
-    role["rules"] = [r for r in role["rules"] if "endpointslices" not in r.get("resources", [])]
-    assert len(role["rules"]) == before - 1, "install.yaml's ClusterRole has no endpointslices rule to remove"
-
-
 def main():
-    with InstalledOperatorEnv("h200-4x", edit_rbac=drop_endpointslices) as env:
+    with InstalledOperatorEnv("h200-4x", edit_rbac=without_rule("endpointslices")) as env:
         dgd = env.apply_recipe(RECIPE)
 
         def refused_role():

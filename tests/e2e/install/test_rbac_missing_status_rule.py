@@ -12,20 +12,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rbac_env import SA_USER, InstalledOperatorEnv, cluster_role, wait_until  # noqa: E402
+from rbac_env import SA_USER, InstalledOperatorEnv, wait_until, without_rule  # noqa: E402
 
 RECIPE = "deepseek-v4.1-flash/vllm/agg-h200-agentic"
 
 
-def drop_status_rule(objs):
-    role = cluster_role(objs)
-    before = len(role["rules"])
-    role["rules"] = [r for r in role["rules"] if "dynamographdeployments/status" not in r.get("resources", [])]
-    assert len(role["rules"]) == before - 1, "install.yaml's ClusterRole has no dynamographdeployments/status rule"
-
-
 def main():
-    with InstalledOperatorEnv("h200-4x", edit_rbac=drop_status_rule) as env:
+    with InstalledOperatorEnv("h200-4x", edit_rbac=without_rule("dynamographdeployments/status")) as env:
         dgd = env.apply_recipe(RECIPE)
 
         def refused():

@@ -26,18 +26,11 @@ import urllib.request
 
 import yaml
 
+import binaries
+
 
 def find_binary():
-    env = os.environ.get("KUBE_SIM")
-    if env and os.path.exists(env):
-        return env
-    root = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
-        os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    for build in ("build", "build-kubesim"):
-        p = os.path.join(root, build, "tests", "kubesim", "kube-sim")
-        if os.path.exists(p):
-            return p
-    raise RuntimeError("kube-sim binary not found: set KUBE_SIM")
+    return binaries.find_binary("KUBE_SIM", os.path.join("tests", "kubesim", "kube-sim"))
 
 
 class KubectlError(RuntimeError):

@@ -18,6 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from binaries import find_binary  # noqa: E402
 from kubesim import KubeSim  # noqa: E402
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
@@ -44,14 +45,7 @@ RECIPE_PROFILES = {
 
 
 def find_operator():
-    env = os.environ.get("DGD_OPERATOR")
-    if env and os.path.exists(env):
-        return env
-    for build in ("build", "build-operator"):
-        p = os.path.join(ROOT, build, "dgd-operator")
-        if os.path.exists(p):
-            return p
-    raise RuntimeError("dgd-operator binary not found: set DGD_OPERATOR")
+    return find_binary("DGD_OPERATOR", "dgd-operator")
 
 
 def dgd_name_of(recipe):

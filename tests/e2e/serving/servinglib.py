@@ -14,6 +14,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from binaries import find_binary  # noqa: E402
+
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 PYTHON = "/usr/bin/python3"
 STANDIN = os.path.join(ROOT, "tests", "standin", "openai_standin.py")
@@ -21,14 +24,7 @@ MODEL = "deepseek-ai/DeepSeek-V4.1-Flash"
 
 
 def find_dgdctl():
-    env = os.environ.get("DGDCTL")
-    if env and os.path.exists(env):
-        return env
-    for build in ("build", "build-serving"):
-        p = os.path.join(ROOT, build, "dgdctl")
-        if os.path.exists(p):
-            return p
-    raise RuntimeError("dgdctl binary not found: set DGDCTL")
+    return find_binary("DGDCTL", "dgdctl")
 
 
 class Standin:

@@ -206,5 +206,47 @@ TEST(ModelFieldPaths, CoverTypedBlocks) {
   EXPECT_TRUE(has("metadata.name"));
 }
 
+// fromJson(json&&) moves podTemplates and passthrough fields out of the document instead
+// of copying them; what it reads must be exactly what the copying form reads.
+TEST(Parse, ConsumedDocumentReadsAsTheCopiedOne) {
+  const nlohmann::json doc = yamlToJson(R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata:
+  name: d
+  labels: {team: a}
+  finalizers: [x]
+spec:
+  backendFramework: vllm
+  futureField: {kept: true}
+  components:
+  - name: Frontend
+    type: frontend
+    upstreamOnly: [1, 2]
+    podTemplate:
+      metadata: {annotations: {a: b}}
+      spec:
+        containers:
+        - name: main
+          image: img
+          env: [{name: A, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
+    env:
+    - name: B
+      valueFrom: {secretKeyRef: {name: s, key: k}}
+  - name: bad
+    replicas: "two"
+status: {observedGeneration: 3}
+)");
+  const ParseResult copied = fromJson(doc);
+  nlohmann::json consumable = doc;
+  const ParseResult consumed = fromJson(std::move(consumable));
+  EXPECT_EQ(toJson(consumed.dgd), toJson(copied.dgd));
+  ASSERT_EQ(consumed.errors.size(), copied.errors.size());
+  for (size_t i = 0; i < copied.errors.size(); ++i) EXPECT_EQ(consumed.errors[i].str(), copied.errors[i].str());
+  // The copying form leaves its argument alone.
+  EXPECT_EQ(doc["spec"]["components"][0]["podTemplate"]["spec"]["containers"][0]["image"], "img");
+  EXPECT_EQ(copied.dgd.spec.components[0].podTemplate["spec"]["containers"][0]["image"], "img");
+}
+
 }  // namespace
 }  // namespace dgd::api

@@ -5,7 +5,7 @@
 #include "common/temp_dir.h"
 #include "dgd/kube/config.h"
 #include "dgd/kube/credentials.h"
-#include "kube/base64.h"
+#include "dgd/kube/base64.h"
 
 namespace dgd::kube {
 namespace {
@@ -289,6 +289,26 @@ TEST(Base64, DecodesWithAndWithoutPadding) {
   EXPECT_EQ(*base64_decode("aGVs\nbG8="), "hello");
   EXPECT_FALSE(base64_decode("a$b").has_value());
   EXPECT_EQ(base64_encode("hello"), "aGVsbG8=");
+}
+
+TEST(Base64, EncodesBothAlphabetsAndRoundTrips) {
+  // RFC 4648 §10 vectors.
+  const char* plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+  const char* padded[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_EQ(base64_encode(plain[i]), padded[i]);
+    std::string unpadded = padded[i];
+    unpadded.erase(unpadded.find_last_not_of('=') + 1);
+    EXPECT_EQ(base64url_encode(plain[i]), unpadded);
+  }
+  // The URL alphabet where the standard one has '+' and '/'.
+  const std::string bytes = "\xfb\xff\xbf";
+  EXPECT_EQ(base64_encode(bytes), "+/+/");
+  EXPECT_EQ(base64url_encode(bytes), "-_-_");
+  std::string all;
+  for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
+  EXPECT_EQ(*base64_decode(base64_encode(all)), all);
+  EXPECT_EQ(*base64_decode(base64url_encode(all)), all);
 }
 
 }  // namespace

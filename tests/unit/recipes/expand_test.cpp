@@ -1,6 +1,8 @@
 // expand: the recipe is the base, what the user's DGD states overrides it.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "dgd/api/parse.h"
@@ -208,6 +210,21 @@ spec:
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.graph.spec.components[0].replicas, 1);
   EXPECT_EQ(r.graph.spec.components[0].podTemplate, user.spec.components[0].podTemplate);
+}
+
+// expand(catalog, Dgd&&) moves the user's DGD instead of copying it; the graph must be
+// the one the copying form gives, with and without a recipe.
+TEST(Expand, ConsumingFormGivesTheSameGraph) {
+  const auto& catalog = Catalog::builtin();
+  std::vector<api::Dgd> inputs = {parseOrDie(kDesignExample)};
+  for (const auto& r : catalog.all()) inputs.push_back(r.dgd());
+  for (const auto& user : inputs) {
+    const auto copied = expand(catalog, user);
+    api::Dgd consumable = user;
+    const auto consumed = expand(catalog, std::move(consumable));
+    EXPECT_EQ(api::toJson(consumed.graph), api::toJson(copied.graph)) << user.metadata.name;
+    EXPECT_EQ(consumed.errors.size(), copied.errors.size()) << user.metadata.name;
+  }
 }
 
 }  // namespace

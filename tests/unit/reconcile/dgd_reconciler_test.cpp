@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <functional>
 #include <map>
+#include <thread>
 
 #include "dgd/kube/desired_state.h"
 #include "dgd/kube/field_schema.h"
@@ -212,9 +215,16 @@ const json* condition(const json& dgd, const std::string& type) {
   return nullptr;
 }
 
+// Every status change written at once: the tests below read the status after each run.
+DgdReconcilerOptions write_every_change() {
+  DgdReconcilerOptions o;
+  o.status_progress_interval = std::chrono::milliseconds(0);
+  return o;
+}
+
 class DgdReconcilerTest : public ::testing::Test {
  protected:
-  DgdReconcilerTest() : reconciler(cluster, recipes::Catalog::builtin()) {
+  DgdReconcilerTest() : reconciler(cluster, recipes::Catalog::builtin(), write_every_change()) {
     cluster.objects[FakeCluster::dgd_key("ns", "g")] = user_dgd();
     add_model_cache(cluster, /*filled=*/true);
   }
@@ -259,15 +269,33 @@ TEST_F(DgdReconcilerTest, FirstReconcileCreatesEveryChildOwnedByTheDgd) {
   ASSERT_NE(ready, nullptr);
   EXPECT_EQ((*ready)["status"], "False");
   EXPECT_EQ(cluster.dgd()["status"]["observedGeneration"], 1);
-  // One ChildCreated event per child, about the DGD, from dgd-operator.
-  int created = 0;
+  // One ChildCreated event for the pass, about the DGD, from dgd-operator, naming every
+  // child it created.
+  std::vector<std::string> created;
   for (const auto& e : cluster.events) {
-    if (e["reason"] == kReasonChildCreated) ++created;
+    if (e["reason"] == kReasonChildCreated) created.push_back(e["message"]);
     EXPECT_EQ(e["involvedObject"]["uid"], kUid);
     EXPECT_EQ(e["reportingComponent"], "dgd-operator");
     EXPECT_EQ(e["metadata"]["namespace"], "ns");
   }
-  EXPECT_EQ(created, cluster.applies);
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_EQ(created[0].rfind("Created " + std::to_string(cluster.applies) + " children: ", 0), 0u) << created[0];
+  for (const auto& [k, o] : cluster.objects) {
+    const std::string kind = o.value("kind", "");
+    if (kind == "DynamoGraphDeployment" || kind == "PersistentVolumeClaim" || kind == "Job") continue;
+    EXPECT_NE(created[0].find(kind + " " + o["metadata"].value("name", "")), std::string::npos) << k;
+  }
+}
+
+TEST(SummarizeChildren, OneItemIsNamedManyAreCountedAndAListPastOneKilobyteIsCut) {
+  EXPECT_EQ(summarize_children("Created", {"Deployment g-a"}), "Created Deployment g-a");
+  EXPECT_EQ(summarize_children("Deleted", {"Deployment g-a", "Service g-a"}),
+            "Deleted 2 children: Deployment g-a, Service g-a");
+  std::vector<std::string> many(100, std::string(40, 'x'));
+  const std::string msg = summarize_children("Created", many);
+  EXPECT_LT(msg.size(), 1200u);
+  EXPECT_NE(msg.find("Created 100 children: "), std::string::npos);
+  EXPECT_NE(msg.find(" more"), std::string::npos) << msg;
 }
 
 TEST_F(DgdReconcilerTest, AtRestNothingIsWritten) {
@@ -338,7 +366,12 @@ TEST_F(DgdReconcilerTest, RemovedComponentIsPrunedWithItsServiceOnly) {
   EXPECT_EQ(cluster.applies, 0);
   EXPECT_EQ(cluster.objects.count("apps/Deployment/ns/g-other"), 1u);
   auto reasons = cluster.event_reasons();
-  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildDeleted), 2);
+  ASSERT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildDeleted), 1);
+  for (const auto& e : cluster.events) {
+    if (e["reason"] == kReasonChildDeleted) {
+      EXPECT_EQ(e["message"], "Deleted 2 children: Service g-extra, Deployment g-extra (no longer in the spec)");
+    }
+  }
 }
 
 TEST_F(DgdReconcilerTest, InvalidEditChangesNothingAndSaysWhereOnce) {
@@ -424,6 +457,71 @@ TEST_F(DgdReconcilerTest, DriftIsRestoredAndDeletedChildRecreated) {
       EXPECT_EQ(e["message"], "Re-created Service g-frontend (it was deleted outside the operator)");
     }
   }
+}
+
+TEST_F(DgdReconcilerTest, ProgressIsWrittenOncePerIntervalAndTransitionsAtOnce) {
+  DgdReconcilerOptions o;
+  o.status_progress_interval = std::chrono::hours(1);
+  DgdReconciler coalescing(cluster, recipes::Catalog::builtin(), o);
+  auto run_coalescing = [&] { return coalescing.reconcile({"ns", "g"}); };
+  ASSERT_TRUE(run_coalescing().ok());
+  EXPECT_EQ(cluster.status_writes, 1);  // the first status is written at once
+  const json first = cluster.dgd()["status"];
+
+  // One Deployment makes progress: counts change, Ready stays False.
+  json& fe = cluster.objects.at("apps/Deployment/ns/g-frontend");
+  fe["status"] = {{"observedGeneration", fe["metadata"]["generation"]},
+                  {"replicas", 1}, {"updatedReplicas", 1}, {"readyReplicas", 0}, {"availableReplicas", 0}};
+  auto r = run_coalescing();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(cluster.status_writes, 1) << "progress rewrote the status within the interval";
+  EXPECT_EQ(cluster.dgd()["status"], first);
+  // The reconciler comes back when the interval is over to write it then.
+  EXPECT_GT(r.requeue_after.count(), 0);
+  EXPECT_LE(r.requeue_after, std::chrono::milliseconds(std::chrono::hours(1)));
+
+  // Every component rolled out: Ready turns True and is written at once.
+  cluster.roll_out_all();
+  ASSERT_TRUE(run_coalescing().ok());
+  EXPECT_EQ(cluster.status_writes, 2);
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True") << cluster.dgd()["status"].dump(2);
+}
+
+TEST_F(DgdReconcilerTest, ProgressIsWrittenOnceTheIntervalIsOver) {
+  DgdReconcilerOptions o;
+  o.status_progress_interval = std::chrono::milliseconds(50);
+  DgdReconciler coalescing(cluster, recipes::Catalog::builtin(), o);
+  ASSERT_TRUE(coalescing.reconcile({"ns", "g"}).ok());
+  json& fe = cluster.objects.at("apps/Deployment/ns/g-frontend");
+  fe["status"] = {{"observedGeneration", fe["metadata"]["generation"]},
+                  {"replicas", 1}, {"updatedReplicas", 1}, {"readyReplicas", 0}, {"availableReplicas", 0}};
+  auto r = coalescing.reconcile({"ns", "g"});
+  ASSERT_GT(r.requeue_after.count(), 0);
+  std::this_thread::sleep_for(r.requeue_after);  // the work queue's requeue
+  ASSERT_TRUE(coalescing.reconcile({"ns", "g"}).ok());
+  EXPECT_EQ(cluster.status_writes, 2);
+  EXPECT_EQ(cluster.dgd()["status"]["components"]["Frontend"]["updatedReplicas"], 1);
+}
+
+TEST(DgdChangeNeedsReconcile, TheEchoOfAStatusWriteDoesNotAnythingElseDoes) {
+  json before = user_dgd();
+  before["status"] = {{"observedGeneration", 1}};
+  json echo = before;
+  echo["status"]["observedGeneration"] = 2;
+  echo["metadata"]["resourceVersion"] = "7";
+  echo["metadata"]["managedFields"] = json::array({{{"manager", "dgd-operator"}}});
+  EXPECT_FALSE(dgd_change_needs_reconcile(before, echo));
+  auto changed = [&](const std::function<void(json&)>& fn) {
+    json after = echo;
+    fn(after);
+    return dgd_change_needs_reconcile(before, after);
+  };
+  EXPECT_TRUE(changed([](json& d) { d["spec"]["recipe"] = "other"; }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"]["generation"] = 2; }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"]["labels"] = {{"team", "a"}}; }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"]["deletionTimestamp"] = "2026-11-30T00:00:00Z"; }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"].erase("uid"); }));
+  EXPECT_TRUE(changed([](json& d) { d.erase("spec"); }));
 }
 
 TEST_F(DgdReconcilerTest, ApiErrorsRetryWithBackoffAndKeepStatus) {

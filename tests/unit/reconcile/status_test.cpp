@@ -144,6 +144,58 @@ TEST(ComputeStatus, SteadyStateIsUnchangedSoNothingIsWritten) {
   EXPECT_EQ((*condition(second, "Ready"))["lastTransitionTime"], "2026-11-30T00:00:00Z");
 }
 
+TEST(StatusTransition, CountsAndMessagesAreProgressStatusFlipsAndGenerationsAreNot) {
+  json half = deployment("g-frontend", 1, 1, 2, 2, 1, 1);
+  StatusInput in;
+  in.generation = 1;
+  in.now = "2026-11-30T00:00:00Z";
+  in.components = {{"Frontend", "frontend", 2, &half, true}};
+  json first = compute_status(in);
+  EXPECT_TRUE(status_transition(nullptr, first));  // no status yet: write at once
+
+  // One more pod available: the counts and the Ready message change, Ready stays False.
+  json more = deployment("g-frontend", 1, 1, 2, 2, 2, 1);
+  in.components[0].deployment = &more;
+  in.previous_status = &first;
+  json progress = compute_status(in);
+  ASSERT_TRUE(status_changed(first, progress));
+  EXPECT_FALSE(status_transition(&first, progress));
+
+  // A condition computed elsewhere appearing as Unknown is progress; as False, a problem
+  // shown at once.
+  in.extra_conditions = {{"Placement", "Unknown", "Scheduling", "pods are being scheduled"}};
+  json scheduling = compute_status(in);
+  EXPECT_FALSE(status_transition(&progress, scheduling));
+  in.extra_conditions = {{"Placement", "False", "Unschedulable", "no node"}};
+  json unplaced = compute_status(in);
+  EXPECT_TRUE(status_transition(&progress, unplaced));
+  EXPECT_TRUE(status_transition(&scheduling, unplaced));
+  // Its message alone changing is progress, and so is it turning True (Ready is what
+  // tools wait for).
+  in.previous_status = &unplaced;
+  in.extra_conditions = {{"Placement", "False", "Unschedulable", "no node with 4 free GPUs"}};
+  EXPECT_FALSE(status_transition(&unplaced, compute_status(in)));
+  in.extra_conditions = {{"Placement", "True", "AllPodsBound", "every pod is bound"}};
+  json placed = compute_status(in);
+  EXPECT_FALSE(status_transition(&unplaced, placed));
+  // True turning False again is shown at once.
+  in.previous_status = &placed;
+  in.extra_conditions = {{"Placement", "False", "Unschedulable", "node lost"}};
+  EXPECT_TRUE(status_transition(&placed, compute_status(in)));
+
+  // Ready turning True is written at once.
+  json done = deployment("g-frontend", 1, 1, 2, 2, 2, 2);
+  in.extra_conditions.clear();
+  in.previous_status = &progress;
+  in.components[0].deployment = &done;
+  EXPECT_TRUE(status_transition(&progress, compute_status(in)));
+
+  // A new generation observed is written at once, even when the conditions look alike.
+  in.components[0].deployment = &more;
+  in.generation = 2;
+  EXPECT_TRUE(status_transition(&progress, compute_status(in)));
+}
+
 TEST(ComputeStatus, TransitionTimeMovesWhenStatusFlips) {
   json fe = deployment("g-frontend", 1, 1, 1, 1, 1, 1);
   StatusInput in;

@@ -124,5 +124,29 @@ TEST(Controller, EnqueueOwnerMapsChildrenToTheirControllingOwner) {
   if (key) c.queue().done(*key);  // the caller's duty; stop() drains in-flight keys
 }
 
+TEST(Controller, EnqueueOwnerWithAWindowGivesABurstOfChildEventsOneReconcile) {
+  kube::FakeClock clock;
+  ControllerOptions o;
+  o.queue.clock = &clock;
+  Controller c(o, std::make_shared<FnReconciler>([](const ObjectKey&) { return ReconcileResult::done(); }));
+  auto h = c.enqueue_owner("nvidia.com", "DynamoGraphDeployment", std::chrono::milliseconds(500));
+  nlohmann::json j = {{"metadata",
+                       {{"name", "child"},
+                        {"namespace", "ns"},
+                        {"ownerReferences",
+                         {{{"apiVersion", "nvidia.com/v1beta1"}, {"kind", "DynamoGraphDeployment"},
+                           {"name", "graph"}, {"uid", "u"}, {"controller", true}}}}}}};
+  auto obj = CachedObject::make(j);
+  h.on_add(obj);
+  clock.advance(std::chrono::milliseconds(300));
+  h.on_update(obj, obj);  // two more events 300 ms later, inside the window
+  EXPECT_FALSE(c.queue().try_get().has_value()) << "the owner was reconciled before its window ended";
+  clock.advance(std::chrono::milliseconds(200));
+  auto key = c.queue().try_get();
+  EXPECT_EQ(key, "ns/graph");
+  if (key) c.queue().done(*key);
+  EXPECT_FALSE(c.queue().try_get().has_value()) << "the burst gave more than one reconcile";
+}
+
 }  // namespace
 }  // namespace dgd::runtime

@@ -1,0 +1,29 @@
+// What a plain YAML scalar means, shared by the two YAML readers (yaml-cpp's, and the
+// fast block-style reader of yaml_block_reader.h) and the emitter of yaml.cpp, so the
+// three agree by construction (contract: include/dgd/api/yaml.h).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace dgd::api::yaml_detail {
+
+// Limits against hostile input: alias expansion ("billion laughs") and deep nesting.
+inline constexpr size_t kMaxNodes = 250'000;  // per document; a recipe DGD is ~300 nodes
+inline constexpr int kMaxDepth = 256;
+
+// Plain scalar → JSON value (null, YAML 1.1 bool, integer, float or the string itself),
+// as sigs.k8s.io/yaml resolves it.
+nlohmann::json resolvePlain(std::string s);
+
+// resolvePlain(s).is_string(), without building the value (the emitter asks this of
+// every string it writes).
+bool plainIsString(std::string_view s);
+
+// Strict UTF-8 (JSON strings must be valid UTF-8, or serializing them later throws).
+bool validUtf8(std::string_view s);
+
+}  // namespace dgd::api::yaml_detail
