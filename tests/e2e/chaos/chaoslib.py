@@ -32,6 +32,7 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from binaries import find_binary  # noqa: E402,F401
 from kubesim import KubeSim  # noqa: E402
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -63,17 +64,6 @@ FAULTS = {
 SIM_ARGS = ["--profile", os.path.join(ROOT, "tests", "kubesim", "profiles", "large.yaml"),
             "--kubelet-start-delay", "0.05", "--kubelet-ready-delay", "0.1", "--job-duration", "0.1",
             "--pod-termination-delay", "0.05"]
-
-
-def find_binary(env, name):
-    p = os.environ.get(env)
-    if p and os.path.exists(p):
-        return p
-    for build in ("build", "build-chaos"):
-        p = os.path.join(ROOT, build, name)
-        if os.path.exists(p):
-            return p
-    raise RuntimeError("%s not found: set %s" % (name, env))
 
 
 def log(msg):
