@@ -13,6 +13,7 @@
 #include "dgd/kube/metrics.h"
 #include "dgd/kube/rest_client.h"
 #include "dgd/recipes/catalog.h"
+#include "dgd/reconcile/cache_fields.h"
 #include "dgd/reconcile/cluster.h"
 #include "dgd/reconcile/dgd_reconciler.h"
 #include "dgd/reconcile/model_cache.h"
@@ -159,11 +160,17 @@ Probe probe(kube::RestClient& client, const ChildKind& kind, const std::string& 
   return r.error().is(kube::ErrorKind::kNotFound) ? Probe::kNotServed : Probe::kUnknown;
 }
 
+// Worker Deployments and their pods are 7-8 KB of JSON each: a list page of 500 is ~4 MB
+// of text, held twice while the transport hands it over, on top of the cache. Pages of
+// 100 keep that transient small at the cost of more list requests at start-up.
+constexpr int kBigObjectPageSize = 100;
+
 runtime::InformerOptions child_informer(const ChildKind& kind, const std::string& ns) {
   runtime::InformerOptions io;
   io.resource = kind.resource;
   io.ns = ns;
   io.label_selector = child_label_selector();
+  io.page_size = kBigObjectPageSize;
   return io;
 }
 
@@ -175,6 +182,8 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   pio.resource = kube::resources::pods();
   pio.ns = watch_namespace;
   pio.label_selector = child_label_selector();
+  pio.projection = pod_cache_fields();  // placement's fields only (cache_fields.h)
+  pio.page_size = kBigObjectPageSize;
   runtime::Informer& pods = manager.add_informer(pio);
   auto wake_owner = [&controller](const runtime::ObjectPtr& pod) {
     const std::string dgd = dgd_of_pod(pod->object());
@@ -190,6 +199,7 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
 
   runtime::InformerOptions nio;
   nio.resource = kube::ResourceRef{"", "v1", "nodes", "Node", false};
+  nio.projection = node_cache_fields();
   runtime::Informer& nodes = manager.add_informer(nio);
   auto wake_pending = [&controller, &dgds] {
     for (const auto& d : dgds.store().list()) {
