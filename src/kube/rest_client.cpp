@@ -185,8 +185,8 @@ Result<HttpResponse> RestClient::raw(HttpRequest request, const CancelToken& can
   return execute(std::move(request), verb, idempotent, cancel);
 }
 
-Result<json> RestClient::json_call(std::string method, std::string target, std::string verb, const json* body,
-                                   std::string content_type, const CancelToken& cancel) {
+Result<HttpResponse> RestClient::call(std::string method, std::string target, std::string verb, const json* body,
+                                      std::string content_type, const CancelToken& cancel) {
   HttpRequest req;
   req.method = std::move(method);
   req.target = std::move(target);
@@ -197,7 +197,12 @@ Result<json> RestClient::json_call(std::string method, std::string target, std::
   }
   bool idempotent = req.method == "GET" || req.method == "PUT" || req.method == "DELETE" ||
                     (req.method == "PATCH" && verb == "APPLY");
-  auto r = execute(std::move(req), verb, idempotent, cancel);
+  return execute(std::move(req), verb, idempotent, cancel);
+}
+
+Result<json> RestClient::json_call(std::string method, std::string target, std::string verb, const json* body,
+                                   std::string content_type, const CancelToken& cancel) {
+  auto r = call(std::move(method), std::move(target), std::move(verb), body, std::move(content_type), cancel);
   if (!r) return std::move(r).error();
   auto j = json::parse(r->body, nullptr, false);
   if (j.is_discarded()) {
@@ -215,14 +220,26 @@ Result<json> RestClient::get(const ResourceRef& ref, std::string_view ns, std::s
   return json_call("GET", resource_path(ref, ns, name, subresource), "GET", nullptr, "");
 }
 
-Result<json> RestClient::list(const ResourceRef& ref, std::string_view ns, const ListOptions& o) {
+namespace {
+std::string list_target(const ResourceRef& ref, std::string_view ns, const ListOptions& o) {
   Query q;
   q.add_if(!o.label_selector.empty(), "labelSelector", o.label_selector);
   q.add_if(!o.field_selector.empty(), "fieldSelector", o.field_selector);
   q.add_if(o.limit > 0, "limit", std::to_string(o.limit));
   q.add_if(!o.continue_token.empty(), "continue", o.continue_token);
   q.add_if(!o.resource_version.empty() && o.continue_token.empty(), "resourceVersion", o.resource_version);
-  return json_call("GET", resource_path(ref, ns) + q.encode(), "LIST", nullptr, "", o.cancel);
+  return resource_path(ref, ns) + q.encode();
+}
+}  // namespace
+
+Result<json> RestClient::list(const ResourceRef& ref, std::string_view ns, const ListOptions& o) {
+  return json_call("GET", list_target(ref, ns, o), "LIST", nullptr, "", o.cancel);
+}
+
+Result<std::string> RestClient::list_text(const ResourceRef& ref, std::string_view ns, const ListOptions& o) {
+  auto r = call("GET", list_target(ref, ns, o), "LIST", nullptr, "", o.cancel);
+  if (!r) return std::move(r).error();
+  return std::move(r->body);
 }
 
 Result<json> RestClient::create(const ResourceRef& ref, std::string_view ns, const json& object,

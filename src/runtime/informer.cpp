@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <nlohmann/json.hpp>
 #include <mutex>
 #include <random>
 
@@ -13,16 +12,15 @@
 #include "dgd/kube/metrics.h"
 #include "dgd/kube/rest_client.h"
 #include "dgd/kube/watch.h"
+#include "dgd/runtime/list_page.h"
 
 namespace dgd::runtime {
 
-using nlohmann::json;
-
 namespace {
 
-// Lists of different informers take turns. A list page is parsed into a DOM (about 5x
-// its JSON size) before it is compacted into the cache; a dozen informers listing at
-// once at start-up would hold a dozen pages at the same time, and that transient, not
+// Lists of different informers take turns. A list holds its page's text (and the
+// transport's buffers) besides the objects compacted so far; a dozen informers listing
+// at once at start-up would hold a dozen pages at the same time, and that transient, not
 // the cache, would set the operator's peak RSS. The server's work is the same either way.
 std::mutex& list_turn() {
   static std::mutex m;
@@ -84,7 +82,7 @@ bool Informer::list_and_replace(std::string& resource_version) {
   std::string list_rv;
   std::unique_lock turn(list_turn());
   for (;;) {
-    auto page = client_->list(options_.resource, options_.ns, lo);
+    auto page = client_->list_text(options_.resource, options_.ns, lo);
     if (!page) {
       if (page.error().kind == kube::ErrorKind::kGone && !lo.continue_token.empty()) {
         // The continue token expired mid-list: start over for a consistent snapshot.
@@ -98,14 +96,19 @@ bool Informer::list_and_replace(std::string& resource_version) {
       }
       return false;
     }
-    json& body = *page;
-    if (list_rv.empty()) list_rv = body["metadata"].value("resourceVersion", "");
-    if (auto items = body.find("items"); items != body.end() && items->is_array()) {
-      for (auto& item : *items) objects.push_back(CachedObject::make(std::move(item)));
+    // Items go from the page's text into the cache form (no DOM of the page).
+    ListPage decoded;
+    decoded.items = std::move(objects);
+    std::string why;
+    const bool ok = decode_list_page(*page, options_.projection, decoded, &why);
+    objects = std::move(decoded.items);
+    if (!ok) {
+      spdlog::warn("informer {}: list response unreadable: {}", options_.resource.to_string(), why);
+      return false;
     }
-    std::string next = body["metadata"].value("continue", "");
-    if (next.empty()) break;
-    lo.continue_token = next;
+    if (list_rv.empty()) list_rv = decoded.resource_version;
+    if (decoded.continue_token.empty()) break;
+    lo.continue_token = std::move(decoded.continue_token);
   }
   turn.unlock();
   release_free_memory();
@@ -157,7 +160,7 @@ bool Informer::watch_once(std::string& resource_version, bool& failed) {
           case kube::WatchEventType::kAdded:
           case kube::WatchEventType::kModified: {
             // From the event's text in one pass: no DOM per event (watch_scan.h).
-            auto obj = CachedObject::from_text(ev.object_text);
+            auto obj = CachedObject::from_text(ev.object_text, options_.projection);
             if (!obj) return bad_object(ev);
             resource_version = obj->resource_version();
             auto old = store_.upsert(obj);
@@ -167,7 +170,7 @@ bool Informer::watch_once(std::string& resource_version, bool& failed) {
             return true;
           }
           case kube::WatchEventType::kDeleted: {
-            auto obj = CachedObject::from_text(ev.object_text);
+            auto obj = CachedObject::from_text(ev.object_text, options_.projection);
             if (!obj) return bad_object(ev);
             resource_version = obj->resource_version();
             auto old = store_.erase(obj->key());

@@ -2,9 +2,92 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dgd/kube/watch_scan.h"
+
 namespace dgd::runtime {
 
 using nlohmann::json;
+
+FieldProjection::FieldProjection(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) {
+    Node* n = &root_;
+    size_t start = 0;
+    while (!n->all) {
+      const size_t dot = path.find('.', start);
+      n = &n->children[path.substr(start, dot == std::string::npos ? std::string::npos : dot - start)];
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    // A shorter path keeps the whole value: what a longer one named below it is moot.
+    n->all = true;
+    n->children.clear();
+  }
+}
+
+namespace {
+void collect_paths(const FieldProjection::Node& n, const std::string& prefix, std::vector<std::string>& out) {
+  for (const auto& [k, c] : n.children) {
+    const std::string p = prefix.empty() ? k : prefix + "." + k;
+    if (c.all) out.push_back(p);
+    else collect_paths(c, p, out);
+  }
+}
+
+// Keeps the members of `v` that `n` names; arrays apply `n` to every element.
+void project_value(json& v, const FieldProjection::Node& n) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end();) {
+      auto c = n.children.find(it.key());
+      if (c == n.children.end()) {
+        it = v.erase(it);
+        continue;
+      }
+      if (!c->second.all) project_value(*it, c->second);
+      ++it;
+    }
+  } else if (v.is_array()) {
+    for (auto& e : v) {
+      if (!e.is_array()) project_value(e, n);
+    }
+  }
+}
+
+bool always_kept(std::string_view key) { return key == "apiVersion" || key == "kind" || key == "metadata"; }
+}  // namespace
+
+std::vector<std::string> FieldProjection::paths() const {
+  std::vector<std::string> out;
+  collect_paths(root_, "", out);
+  return out;
+}
+
+const FieldProjection::Node* FieldProjection::Node::child(std::string_view raw_key) const {
+  auto it = raw_key.find('\\') == std::string_view::npos ? children.find(raw_key)
+                                                         : children.find(kube::JsonScanner::unescape(raw_key));
+  return it == children.end() ? nullptr : &it->second;
+}
+
+void project_for_cache(json& object, const FieldProjection& projection) {
+  if (projection.empty() || !object.is_object()) return;
+  for (auto it = object.begin(); it != object.end();) {
+    if (always_kept(it.key())) {
+      ++it;
+      continue;
+    }
+    auto c = projection.root().children.find(it.key());
+    if (c == projection.root().children.end()) {
+      it = object.erase(it);
+      continue;
+    }
+    if (!c->second.all) project_value(*it, c->second);
+    ++it;
+  }
+}
+
+std::shared_ptr<const CachedObject> CachedObject::make(json object, const FieldProjection& projection) {
+  project_for_cache(object, projection);
+  return make(std::move(object));
+}
 
 void strip_for_cache(json& object) {
   auto m = object.find("metadata");

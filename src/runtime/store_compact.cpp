@@ -67,9 +67,50 @@ void copy_owner_ref(JsonScanner& s, std::string_view text, std::string& out, std
   else refs.push_back(std::move(ref));
 }
 
+// Copies the parts of the next value that `n` keeps (project_value in store.cpp, on text).
+// Recursion follows the projection's depth only: an array inside an array is copied whole.
+void copy_projected(JsonScanner& s, std::string& out, const FieldProjection::Node& n) {
+  const char c = s.peek();
+  if (c == '{') {
+    out += '{';
+    bool first = true;
+    std::string_view key;
+    s.begin_object();
+    while (s.next_member(key)) {
+      const FieldProjection::Node* child = n.child(key);
+      if (child == nullptr) {
+        s.value();
+        continue;
+      }
+      open_member(out, first, key);
+      if (child->all) s.value(&out);
+      else copy_projected(s, out, *child);
+    }
+    out += '}';
+  } else if (c == '[') {
+    out += '[';
+    bool first = true;
+    s.begin_array();
+    while (s.next_element()) {
+      if (!first) out += ',';
+      first = false;
+      if (s.peek() == '[') s.value(&out);
+      else copy_projected(s, out, n);
+    }
+    out += ']';
+  } else {
+    s.value(&out);
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view text, std::string* error) {
+  return from_text(text, FieldProjection(), error);
+}
+
+std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view text, const FieldProjection& projection,
+                                                            std::string* error) {
   JsonScanner s(text);
   auto o = std::shared_ptr<CachedObject>(new CachedObject());
   std::string& out = o->json_;
@@ -84,8 +125,20 @@ std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view tex
   bool first = true;
   std::string_view key;
   while (s.next_member(key)) {
+    const bool metadata = key_is(key, "metadata");
+    if (!projection.empty() && !metadata && !key_is(key, "apiVersion") && !key_is(key, "kind")) {
+      const FieldProjection::Node* kept = projection.root().child(key);
+      if (kept == nullptr) {
+        s.value();
+      } else {
+        open_member(out, first, key);
+        if (kept->all) s.value(&out);
+        else copy_projected(s, out, *kept);
+      }
+      continue;
+    }
     open_member(out, first, key);
-    if (!key_is(key, "metadata") || s.peek() != '{') {
+    if (!metadata || s.peek() != '{') {
       s.value(&out);
       continue;
     }

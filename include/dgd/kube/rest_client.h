@@ -102,6 +102,10 @@ class RestClient {
   // One page of a list (use options.limit / continue_token to page).
   Result<nlohmann::json> list(const ResourceRef& ref, std::string_view ns,
                               const ListOptions& options = {});
+  // The same page as the server's JSON text, unparsed (the informer reads its items
+  // straight into its cache: runtime/list_page.h). Same request, retries and errors;
+  // the body is not checked to be JSON.
+  Result<std::string> list_text(const ResourceRef& ref, std::string_view ns, const ListOptions& options = {});
   // POST; the object's namespace comes from `ns`.
   Result<nlohmann::json> create(const ResourceRef& ref, std::string_view ns,
                                 const nlohmann::json& object, const WriteOptions& options = {});
@@ -144,6 +148,8 @@ class RestClient {
   void cancel_all() { shutdown_.cancel(); }
 
  private:
+  Result<HttpResponse> call(std::string method, std::string target, std::string verb, const nlohmann::json* body,
+                            std::string content_type, const CancelToken& cancel);
   Result<nlohmann::json> json_call(std::string method, std::string target, std::string verb,
                                    const nlohmann::json* body, std::string content_type,
                                    const CancelToken& cancel = CancelToken());

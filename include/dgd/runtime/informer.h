@@ -2,7 +2,8 @@
 // namespace and a label selector) and tells handlers what changed.
 //
 // Loop (client-go reflector, kube-api.md §5.4), on a dedicated thread:
-//  1. list in pages (consistent snapshot); swap into the store; deliver the difference
+//  1. list in pages (consistent snapshot), each page read from its text into the cache
+//     form without a DOM (list_page.h); swap into the store; deliver the difference
 //     from the previous content as add / update / delete events (so a deletion that
 //     happened while disconnected arrives as a delete);
 //  2. watch from the list's resourceVersion with bookmarks and a random timeoutSeconds
@@ -44,6 +45,9 @@ struct InformerOptions {
   std::string label_selector;  // server-side scoping keeps the cache small
   std::string field_selector;
   int page_size = 500;
+  // Fields kept of each object beyond apiVersion/kind/metadata (store.h); empty = all.
+  // Every reader of the store must need no other field.
+  FieldProjection projection;
   // The watch timeout is drawn uniformly from [min, max] per connection, as client-go
   // does, so many informers do not reconnect at once.
   std::chrono::seconds min_watch_timeout{300};

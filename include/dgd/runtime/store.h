@@ -21,6 +21,35 @@
 
 namespace dgd::runtime {
 
+// FieldProjection: the fields a cache keeps of each object beyond apiVersion, kind and
+// metadata (always kept, minus what the cache strips). For kinds whose readers need a
+// few fields of big objects (pods and nodes for placement): a real node's status carries
+// images, conditions, addresses; a pod's spec carries env, args, volumes.
+// Paths are dotted keys ("spec.nodeName", "status.allocatable"); a path through an array
+// applies to every element ("spec.containers.resources" keeps each container's
+// resources only; an array directly inside an array is kept whole). A kept path keeps its
+// whole value; a value of another shape than the path expects (a scalar where an object
+// was expected) is kept as it is. Keys containing '.' cannot be named. Empty = keep all.
+class FieldProjection {
+ public:
+  FieldProjection() = default;
+  explicit FieldProjection(const std::vector<std::string>& paths);
+  bool empty() const { return root_.children.empty(); }
+  // The paths, sorted (for logs and tests).
+  std::vector<std::string> paths() const;
+
+  struct Node {
+    bool all = false;  // keep this value whole
+    std::map<std::string, Node, std::less<>> children;
+    // The child named by the raw (still escaped) JSON key, or null.
+    const Node* child(std::string_view raw_key) const;
+  };
+  const Node& root() const { return root_; }
+
+ private:
+  Node root_;
+};
+
 struct OwnerRef {
   std::string api_version, kind, name, uid;
   bool controller = false;
@@ -30,11 +59,16 @@ class CachedObject {
  public:
   // Compacts `object` (strips managedFields and last-applied-configuration).
   static std::shared_ptr<const CachedObject> make(nlohmann::json object);
+  // The same, keeping only the projected fields beyond apiVersion/kind/metadata.
+  static std::shared_ptr<const CachedObject> make(nlohmann::json object, const FieldProjection& projection);
   // The same from the object's JSON text (a watch event's object), in one pass and
   // without building a DOM: the text is validated, copied without whitespace and
   // without the stripped fields, in the server's key order. Null if `text` is not a
   // JSON object (`error`, if given, says why).
   static std::shared_ptr<const CachedObject> from_text(std::string_view text, std::string* error = nullptr);
+  // The same with a projection: equal to make(json::parse(text), projection).
+  static std::shared_ptr<const CachedObject> from_text(std::string_view text, const FieldProjection& projection,
+                                                       std::string* error = nullptr);
 
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }
@@ -61,6 +95,8 @@ using ObjectPtr = std::shared_ptr<const CachedObject>;
 
 // Removes metadata.managedFields and the kubectl last-applied annotation in place.
 void strip_for_cache(nlohmann::json& object);
+// Drops what `projection` does not keep, in place (see FieldProjection).
+void project_for_cache(nlohmann::json& object, const FieldProjection& projection);
 
 class Store {
  public:

@@ -228,6 +228,26 @@ TEST(RestClient, DeleteSendsOptionsAndListPages) {
   EXPECT_EQ(f.transport->requests[1].target, "/api/v1/namespaces/n/configmaps?labelSelector=a%3Db&limit=500");
 }
 
+TEST(RestClient, ListTextIsTheSameRequestWithTheBodyUnparsed) {
+  Fixture f;
+  const std::string page = "{\"kind\":\"PodList\",\n \"items\":[]}";
+  f.transport->push(503, "busy", {{"Retry-After", "0"}});
+  f.transport->push(200, page);
+  ListOptions lo;
+  lo.limit = 100;
+  lo.continue_token = "c1";
+  lo.label_selector = "a=b";
+  auto l = f.client->list_text(resources::pods(), "n", lo);
+  ASSERT_TRUE(l.ok()) << l.error().to_string();
+  EXPECT_EQ(*l, page) << "byte for byte: the informer reads it without a DOM";
+  ASSERT_EQ(f.transport->requests.size(), 2u) << "a list is retried on 503 like any GET";
+  EXPECT_EQ(f.transport->requests[1].target, "/api/v1/namespaces/n/pods?labelSelector=a%3Db&limit=100&continue=c1");
+  f.transport->push(410, R"({"kind":"Status","reason":"Expired","code":410,"message":"too old"})");
+  auto gone = f.client->list_text(resources::pods(), "n", lo);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().kind, ErrorKind::kGone);
+}
+
 TEST(RestClient, ClientSideRateLimitIsOffByDefault) {
   ClientOptions defaults;
   EXPECT_LE(defaults.qps, 0) << "controller-runtime disabled client-side limits (PR #3119)";

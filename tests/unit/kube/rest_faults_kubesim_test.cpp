@@ -4,6 +4,9 @@
 // attempt, 500 on a POST is not retried. Attempts are counted from kube-sim's request log.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "common/kubesim_process.h"
@@ -54,6 +57,18 @@ std::vector<int> attempts(KubeSimProcess& sim, const std::string& verb) {
   return codes;
 }
 
+// The client's call has returned, so every attempt was made; kube-sim may log the last
+// one just after its response went out: poll the log (generous deadline) until it matches.
+std::vector<int> settled_attempts(KubeSimProcess& sim, const std::string& verb, const std::vector<int>& want) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::vector<int> codes = attempts(sim, verb);
+  while (codes != want && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    codes = attempts(sim, verb);
+  }
+  return codes;
+}
+
 struct SimWithConfigMap {
   KubeSimProcess sim;
   std::unique_ptr<RestClient> client;
@@ -72,7 +87,7 @@ TEST(KubeSimFaults, TooManyRequestsWithRetryAfterIsRetriedUntilItSucceeds) {
   auto got = s.client->get(resources::config_maps(), "default", "cm");
   ASSERT_TRUE(got.ok()) << got.error().to_string();
   EXPECT_EQ((*got)["metadata"]["name"], "cm");
-  EXPECT_EQ(attempts(s.sim, "get"), (std::vector<int>{429, 429, 200}));
+  EXPECT_EQ(settled_attempts(s.sim, "get", {429, 429, 200}), (std::vector<int>{429, 429, 200}));
   // The budget is spent: the fault is gone.
   EXPECT_EQ(json::parse(*s.sim.admin("GET", "/sim/v1/faults"))["items"].size(), 0u);
 }
@@ -98,7 +113,7 @@ TEST(KubeSimFaults, ServiceUnavailableOnGetIsRetriedUntilItSucceeds) {
   inject(s.sim, {{"code", 503}, {"count", 2}, {"verb", "get"}});
   auto got = s.client->get(resources::config_maps(), "default", "cm");
   ASSERT_TRUE(got.ok()) << got.error().to_string();
-  EXPECT_EQ(attempts(s.sim, "get"), (std::vector<int>{503, 503, 200}));
+  EXPECT_EQ(settled_attempts(s.sim, "get", {503, 503, 200}), (std::vector<int>{503, 503, 200}));
 }
 
 TEST(KubeSimFaults, ForbiddenIsReportedAfterOneAttempt) {
@@ -112,7 +127,7 @@ TEST(KubeSimFaults, ForbiddenIsReportedAfterOneAttempt) {
   EXPECT_EQ(got.error().reason, "Forbidden");
   EXPECT_NE(got.error().message.find("cannot get resource \"configmaps\""), std::string::npos)
       << got.error().message;
-  EXPECT_EQ(attempts(s.sim, "get"), (std::vector<int>{403}));
+  EXPECT_EQ(settled_attempts(s.sim, "get", {403}), (std::vector<int>{403}));
 }
 
 TEST(KubeSimFaults, InternalErrorOnCreateIsNotRetried) {
@@ -123,7 +138,7 @@ TEST(KubeSimFaults, InternalErrorOnCreateIsNotRetried) {
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.error().kind, ErrorKind::kInternalError) << created.error().to_string();
   // One create for "cm" in the fixture, then exactly one faulted attempt.
-  EXPECT_EQ(attempts(s.sim, "create"), (std::vector<int>{201, 500}));
+  EXPECT_EQ(settled_attempts(s.sim, "create", {201, 500}), (std::vector<int>{201, 500}));
 }
 
 TEST(KubeSimFaults, TooManyRequestsOnCreateIsRetriedAndCreatesOnce) {
@@ -132,7 +147,7 @@ TEST(KubeSimFaults, TooManyRequestsOnCreateIsRetriedAndCreatesOnce) {
   inject(s.sim, {{"code", 429}, {"count", 1}, {"verb", "create"}});
   auto created = s.client->create(resources::config_maps(), "default", config_map("second"));
   ASSERT_TRUE(created.ok()) << created.error().to_string();
-  EXPECT_EQ(attempts(s.sim, "create"), (std::vector<int>{201, 429, 201}));
+  EXPECT_EQ(settled_attempts(s.sim, "create", {201, 429, 201}), (std::vector<int>{201, 429, 201}));
 }
 
 TEST(KubeSimFaults, SelectorsListAndClear) {

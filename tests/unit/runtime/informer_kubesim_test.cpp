@@ -212,5 +212,42 @@ TEST(InformerKubeSim, LabelSelectorScopesTheCache) {
   EXPECT_NE(inf.store().get("s", "mine"), nullptr);
 }
 
+TEST(InformerKubeSim, ProjectionAppliesToListedAndWatchedObjects) {
+  KubeSimProcess sim;
+  ASSERT_TRUE(sim.ok()) << sim.log();
+  auto client = std::make_shared<kube::RestClient>(sim.config(), kube::ClientOptions{});
+  auto cms = kube::resources::config_maps();
+  create_namespace(*client, "p");
+  auto two = [](const std::string& name, const std::string& v) {
+    json c = cm(name, v);
+    c["data"]["big"] = std::string(1000, 'x');
+    c["binaryData"] = {{"b", "AAAA"}};
+    return c;
+  };
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(client->create(cms, "p", two("listed-" + std::to_string(i), "1")).ok());
+  auto o = cm_informer("p");  // pages of 7: the projection applies on every page
+  o.projection = FieldProjection({"data.v"});
+  Informer inf(client, o);
+  inf.start();
+  ASSERT_TRUE(inf.wait_for_sync(30s));
+  ASSERT_EQ(inf.store().size(), 10u);
+  auto listed = inf.store().get("p", "listed-9");
+  ASSERT_NE(listed, nullptr);
+  EXPECT_EQ(listed->object()["data"], json({{"v", "1"}}));
+  EXPECT_FALSE(listed->object().contains("binaryData"));
+  EXPECT_FALSE(listed->uid().empty());
+
+  ASSERT_TRUE(client->create(cms, "p", two("watched", "2")).ok());
+  ASSERT_TRUE(client->patch(cms, "p", "listed-0", kube::PatchType::kMerge, {{"data", {{"v", "3"}}}}).ok());
+  ASSERT_TRUE(eventually([&] {
+    auto w = inf.store().get("p", "watched");
+    auto l = inf.store().get("p", "listed-0");
+    return w && l && l->object()["data"]["v"] == "3";
+  }));
+  EXPECT_EQ(inf.store().get("p", "watched")->object()["data"], json({{"v", "2"}}));
+  EXPECT_EQ(inf.store().get("p", "listed-0")->object()["data"], json({{"v", "3"}}));
+  EXPECT_EQ(inf.store().get("p", "watched")->object()["metadata"]["name"], "watched");
+}
+
 }  // namespace
 }  // namespace dgd::runtime
