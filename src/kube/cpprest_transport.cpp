@@ -6,9 +6,11 @@
 #include <openssl/ssl.h>
 
 #include <algorithm>
+#include <cpprest/containerstream.h>
 #include <cpprest/http_client.h>
 #include <pplx/threadpool.h>
 #include <cstring>
+#include <vector>
 
 #include "dgd/kube/credentials.h"
 #include "dgd/kube/http.h"
@@ -133,7 +135,10 @@ class CpprestTransport final : public HttpTransport {
       r.headers().add("Host", config_.tls_server_name);
     }
     if (!req.body.empty() || !content_type.empty()) {
-      r.set_body(req.body, content_type.empty() ? "application/json" : content_type);
+      // As bytes: cpprest's std::string overloads reinterpret a streambuf<char> as a
+      // streambuf<unsigned char> (undefined behaviour; UBSan's vptr check stops the process).
+      r.set_body(concurrency::streams::bytestream::open_istream(std::vector<unsigned char>(req.body.begin(), req.body.end())),
+                 req.body.size(), content_type.empty() ? "application/json" : content_type);
     }
     try {
       http::http_response resp = c.request(r, cts.get_token()).get();

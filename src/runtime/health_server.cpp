@@ -2,13 +2,27 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cpprest/containerstream.h>
 #include <cpprest/http_listener.h>
+
+#include <vector>
 
 #include "dgd/kube/metrics.h"
 
 namespace dgd::runtime {
 
 namespace http = web::http;
+
+namespace {
+
+// As bytes: cpprest's std::string set_body overloads reinterpret a streambuf<char> as a
+// streambuf<unsigned char> (undefined behaviour; UBSan's vptr check stops the process).
+void set_text_body(http::http_response& resp, const std::string& text, const std::string& content_type) {
+  resp.set_body(concurrency::streams::bytestream::open_istream(std::vector<unsigned char>(text.begin(), text.end())),
+                text.size(), content_type);
+}
+
+}  // namespace
 
 std::string normalize_listen_address(const std::string& address) {
   if (address.empty() || address == "0") return "";
@@ -37,18 +51,18 @@ kube::Status HealthServer::start() {
       http::http_response resp;
       if (path == "/metrics" && impl->o.serve_metrics) {
         resp.set_status_code(http::status_codes::OK);
-        resp.set_body(impl->o.metrics ? impl->o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
+        set_text_body(resp, impl->o.metrics ? impl->o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
       } else if ((path == "/healthz" || path == "/livez") && impl->o.serve_probes) {
         bool ok = !impl->o.healthy || impl->o.healthy();
         resp.set_status_code(ok ? http::status_codes::OK : http::status_codes::ServiceUnavailable);
-        resp.set_body(ok ? std::string("ok") : std::string("unhealthy"), "text/plain; charset=utf-8");
+        set_text_body(resp, ok ? std::string("ok") : std::string("unhealthy"), "text/plain; charset=utf-8");
       } else if (path == "/readyz" && impl->o.serve_probes) {
         bool ok = !impl->o.ready || impl->o.ready();
         resp.set_status_code(ok ? http::status_codes::OK : http::status_codes::ServiceUnavailable);
-        resp.set_body(ok ? std::string("ok") : std::string("caches not synced"), "text/plain; charset=utf-8");
+        set_text_body(resp, ok ? std::string("ok") : std::string("caches not synced"), "text/plain; charset=utf-8");
       } else {
         resp.set_status_code(http::status_codes::NotFound);
-        resp.set_body(std::string("not found"), "text/plain; charset=utf-8");
+        set_text_body(resp, std::string("not found"), "text/plain; charset=utf-8");
       }
       req.reply(resp).then([](pplx::task<void> t) {
         try {

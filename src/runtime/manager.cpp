@@ -118,7 +118,8 @@ int Manager::run(const kube::CancelToken& stop) {
           for (auto& c : controllers_) c->start();
           started = true;
         }
-        if (started && !e->is_leader()) {
+        // A stop cancels the elector too (stop's flag is set first): not a lost lease.
+        if (started && !e->is_leader() && !stop.cancelled()) {
           spdlog::error("leadership lost: stopping");
           rc = 1;
           break;

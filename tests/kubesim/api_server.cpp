@@ -20,6 +20,11 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// The wire form of a response body. Go's encoding/json writes invalid UTF-8 (e.g. echoed
+// from a malformed body or a %-escaped URL) as U+FFFD; json::dump() would throw instead,
+// and a body that cannot be serialised is a request left without an answer.
+std::string wire(const json& body) { return body.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 std::string url_decode(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -197,7 +202,7 @@ void ApiServer::handle(const HttpRequest& req, ResponseWriter& out) {
     HttpResponse r;
     r.status = status;
     r.content_type = ct;
-    r.body = body.is_null() ? "" : body.dump();
+    r.body = body.is_null() ? "" : wire(body);
     if (body.is_object() && body.value("kind", "") == "Status" && body.contains("details") &&
         body["details"].contains("retryAfterSeconds"))
       r.headers.push_back({"Retry-After", std::to_string(body["details"]["retryAfterSeconds"].get<int>())});
@@ -273,7 +278,7 @@ bool ApiServer::serve_discovery(Call& c, ResponseWriter& out) {
   auto send_json = [&](const json& body, const std::string& ct = "application/json") {
     HttpResponse r;
     r.content_type = ct;
-    r.body = body.dump();
+    r.body = wire(body);
     out.send(r);
     c.rec.code = 200;
   };
@@ -379,7 +384,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     c.rec.verb = "create";
     HttpResponse r;
     r.status = 201;
-    r.body = sa_tokens_.request(ns, name, rbac::token_request_body(c.req.body, c.req.header("content-type"))).dump();
+    r.body = wire(sa_tokens_.request(ns, name, rbac::token_request_body(c.req.body, c.req.header("content-type"))));
     out.send(r);
     c.rec.code = 201;
     return;
@@ -427,7 +432,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   auto send = [&](int status, const json& body) {
     HttpResponse r;
     r.status = status;
-    r.body = body.dump();
+    r.body = wire(body);
     out.send(r);
     c.rec.code = status;
   };
@@ -691,7 +696,7 @@ void ApiServer::serve_watch(Call& c, ResponseWriter& out) {
     log_.add(c.rec);
     c.logged = true;
     if (out.start_stream(200, "application/json")) {
-      out.write_chunk(json{{"type", "ERROR"}, {"object", e.to_status()}}.dump() + "\n");
+      out.write_chunk(wire(json{{"type", "ERROR"}, {"object", e.to_status()}}) + "\n");
       out.end_stream();
     }
     return;
@@ -705,17 +710,17 @@ void ApiServer::serve_watch(Call& c, ResponseWriter& out) {
   }
   bool first_table = true;
   auto frame = [&](const std::string& type, const json& obj) {
-    if (!c.table) return json{{"type", type}, {"object", obj}}.dump() + "\n";
+    if (!c.table) return wire(json{{"type", type}, {"object", obj}}) + "\n";
     json tbl = make_table(t, {obj}, first_table, include);
     first_table = false;
     tbl["metadata"]["resourceVersion"] = obj["metadata"].value("resourceVersion", "");
-    return json{{"type", type}, {"object", tbl}}.dump() + "\n";
+    return wire(json{{"type", type}, {"object", tbl}}) + "\n";
   };
   auto bookmark = [&](bool initial_end) {
     json md = {{"resourceVersion", std::to_string(store_.bookmark_rv(*w))}};
     if (initial_end) md["annotations"] = {{"k8s.io/initial-events-end", "true"}};
-    return json{{"type", "BOOKMARK"}, {"object", {{"kind", t.kind}, {"apiVersion", t.api_version()}, {"metadata", md}}}}
-               .dump() + "\n";
+    return wire(json{{"type", "BOOKMARK"}, {"object", {{"kind", t.kind}, {"apiVersion", t.api_version()}, {"metadata", md}}}}) +
+           "\n";
   };
   auto end = Clock::now() + std::chrono::seconds(timeout > 0 ? timeout : 1800);
   const bool cut_at = chaos.cut_at.count() > 0 && Clock::now() + chaos.cut_at < end;
@@ -768,7 +773,7 @@ void ApiServer::serve_admin(Call& c, ResponseWriter& out) {
   auto send = [&](int status, const json& body) {
     HttpResponse r;
     r.status = status;
-    r.body = body.dump();
+    r.body = wire(body);
     out.send(r);
   };
   const std::string sub = c.path.substr(std::string("/sim/v1/").size());

@@ -92,10 +92,12 @@ Writes ComputeDomainController::sync(const Snapshot& snap, const Env&) const {
     if (list.empty()) status.erase("nodes");
     else status["nodes"] = list;
     if (status == before) continue;
+    // The reason is read before c moves into the call: argument evaluation order is
+    // unspecified (clang moved c first and the read threw on null).
+    std::string reason = "status " + status["status"].get<std::string>();
     Json c = cd;
     c["status"] = std::move(status);
-    out.push_back(Write::update_status("resource.nvidia.com/v1beta1", "computedomains", std::move(c),
-                                       "status " + c["status"]["status"].get<std::string>()));
+    out.push_back(Write::update_status("resource.nvidia.com/v1beta1", "computedomains", std::move(c), std::move(reason)));
   }
   return out;
 }

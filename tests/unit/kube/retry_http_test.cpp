@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cpprest/containerstream.h>
 #include <cpprest/http_listener.h>
 #include <deque>
 #include <mutex>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "common/free_port.h"
@@ -43,7 +45,9 @@ class ScriptedServer {
       }
       http::http_response r(static_cast<http::status_code>(s.status));
       if (!s.retry_after.empty()) r.headers().add("Retry-After", s.retry_after);
-      r.set_body(s.body, "application/json");
+      // As bytes: cpprest's std::string overload is undefined behaviour (cpprest_transport.cpp).
+      r.set_body(concurrency::streams::bytestream::open_istream(std::vector<unsigned char>(s.body.begin(), s.body.end())),
+                 s.body.size(), "application/json");
       req.reply(r).then([](pplx::task<void> t) {
         try {
           t.get();
