@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 
 #include "dgd/reconcile/cluster.h"
 
@@ -81,7 +82,10 @@ json make_event(const json& dgd, const std::string& type, const std::string& rea
 bool EventRecorder::record(const json& dgd, const std::string& type, const std::string& reason,
                            const std::string& message) {
   const json& meta = dgd.at("metadata");
-  auto key = std::make_tuple(meta.value("uid", ""), meta.value("generation", int64_t{0}), reason, cap(message));
+  // The message is remembered by its hash: the key set lives as long as the DGD, and a
+  // ChildCreated summary can be a kilobyte.
+  auto key = std::make_tuple(meta.value("uid", ""), meta.value("generation", int64_t{0}), reason,
+                             std::hash<std::string>{}(cap(message)));
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!sent_.insert(key).second) return false;

@@ -53,7 +53,7 @@ class EventRecorder {
   Cluster& cluster_;
   const std::string instance_;
   std::mutex mu_;
-  std::set<std::tuple<std::string, int64_t, std::string, std::string>> sent_;
+  std::set<std::tuple<std::string, int64_t, std::string, size_t>> sent_;  // uid, generation, reason, hash of message
 };
 
 // RFC 3339 UTC with seconds, e.g. "2026-11-30T06:00:00Z".
