@@ -11,7 +11,10 @@ removed components, nothing stuck deleting, observedGeneration == generation.
 
 The harness itself (urllib, kubectl) is never faulted: the fault profile selects the
 operator's user agent. Everything is bounded by counts; waits poll with deadlines.
-Environment: CHAOS_SEED (default 20261130), CHAOS_DGDS (50), CHAOS_OPS (180).
+Environment: CHAOS_SEED (default 20261130), CHAOS_DGDS (50), CHAOS_OPS (180),
+DGD_TEST_TIME_FACTOR (default 1): multiplies the waits' deadlines (convergence, leader
+election, CRD established) for slower builds; `make test-sanitize` sets it (ASan runs
+the operator, kube-sim and dgdctl several times slower). No assertion changes with it.
 """
 import copy
 import glob
@@ -30,6 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from kubesim import KubeSim  # noqa: E402
 
+TIME_FACTOR = float(os.environ.get("DGD_TEST_TIME_FACTOR") or "1")
+assert TIME_FACTOR >= 1, "DGD_TEST_TIME_FACTOR must be >= 1 (it only lengthens deadlines)"
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 GROUP, VERSION, PLURAL = "nvidia.com", "v1beta1", "dynamographdeployments"
 DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
@@ -448,7 +453,8 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
         ops = None
         try:
             sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-            sim.kubectl("wait", "--for=condition=Established", "crd/" + PLURAL + "." + GROUP, "--timeout=30s")
+            sim.kubectl("wait", "--for=condition=Established", "crd/" + PLURAL + "." + GROUP,
+                        "--timeout=%ds" % (30 * TIME_FACTOR))
             for g in graphs:
                 claim = ((g.spec.get("model") or {}).get("cache") or {}).get("claimName", "shared-model-cache")
                 sim.request_retry("/api/v1/namespaces", "POST",
@@ -538,7 +544,7 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
             if leader_elect:
                 # Takeover: the leader dies for good; the other replica must finish the work.
                 leader = audit.poll()
-                wait = time.time() + 30
+                wait = time.time() + 30 * TIME_FACTOR
                 while leader is None and time.time() < wait:
                     time.sleep(0.5)
                     leader = audit.poll()
@@ -551,7 +557,7 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
             log("%s: operations done in %.0f s; faults off; waiting for convergence" % (title, t_ops))
 
             render_cache = {}
-            deadline = time.time() + 240
+            deadline = time.time() + 240 * TIME_FACTOR
             while True:
                 ops.reap()
                 mismatches, waiting = check(sim, graphs, render_cache)
