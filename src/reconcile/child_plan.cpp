@@ -24,8 +24,8 @@ std::string object_key(const json& obj) {
 void set_controller_owner(json& child, const json& dgd) {
   json ref = {{"apiVersion", dgd.value("apiVersion", "")},
               {"kind", dgd.value("kind", "")},
-              {"name", dgd["metadata"].value("name", "")},
-              {"uid", dgd["metadata"].value("uid", "")},
+              {"name", dgd.value(json::json_pointer("/metadata/name"), "")},
+              {"uid", dgd.value(json::json_pointer("/metadata/uid"), "")},
               {"controller", true},
               {"blockOwnerDeletion", true}};
   json refs = json::array();

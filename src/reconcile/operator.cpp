@@ -103,10 +103,10 @@ class LiveCluster final : public Cluster {
     return {};
   }
   kube::Result<json> update_status(const json& dgd) override {
-    return client_->update_status(dgd_resource(), dgd["metadata"].value("namespace", ""), dgd);
+    return client_->update_status(dgd_resource(), dgd.value(json::json_pointer("/metadata/namespace"), ""), dgd);
   }
   kube::Status create_event(const json& event) override {
-    auto r = client_->create(kube::resources::events(), event["metadata"].value("namespace", ""), event);
+    auto r = client_->create(kube::resources::events(), event.value(json::json_pointer("/metadata/namespace"), ""), event);
     if (!r && !r.error().is(kube::ErrorKind::kAlreadyExists)) return r.error();
     return {};
   }

@@ -13,7 +13,10 @@ The harness itself (urllib, kubectl) is never faulted: the fault profile selects
 operator's user agent. Everything is bounded by counts; waits poll with deadlines.
 Environment: CHAOS_SEED (default 20261130), CHAOS_DGDS (50), CHAOS_OPS (180);
 CHAOS_ARTIFACTS=DIR keeps, when the run fails or a clique was full, the operator logs, kube-sim's log and request
-log, and the final DGDs, pods, nodes and ComputeDomains in DIR.
+log, and the final DGDs, pods, nodes and ComputeDomains in DIR;
+DGD_TEST_TIME_FACTOR (default 1): multiplies the waits' deadlines (convergence, leader
+election, CRD established) for slower builds; `make test-sanitize` sets it (ASan runs
+the operator, kube-sim and dgdctl several times slower). No assertion changes with it.
 """
 import copy
 import datetime
@@ -35,6 +38,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from binaries import find_binary  # noqa: E402,F401
 from kubesim import KubeSim  # noqa: E402
 
+TIME_FACTOR = float(os.environ.get("DGD_TEST_TIME_FACTOR") or "1")
+assert TIME_FACTOR >= 1, "DGD_TEST_TIME_FACTOR must be >= 1 (it only lengthens deadlines)"
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 GROUP, VERSION, PLURAL = "nvidia.com", "v1beta1", "dynamographdeployments"
 DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
@@ -545,7 +550,8 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
         ops = None
         try:
             sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
-            sim.kubectl("wait", "--for=condition=Established", "crd/" + PLURAL + "." + GROUP, "--timeout=30s")
+            sim.kubectl("wait", "--for=condition=Established", "crd/" + PLURAL + "." + GROUP,
+                        "--timeout=%ds" % (30 * TIME_FACTOR))
             for g in graphs:
                 claim = ((g.spec.get("model") or {}).get("cache") or {}).get("claimName", "shared-model-cache")
                 sim.request_retry("/api/v1/namespaces", "POST",
@@ -640,7 +646,7 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
             if leader_elect:
                 # Takeover: the leader dies for good; the other replica must finish the work.
                 leader = audit.poll()
-                wait = time.time() + 30
+                wait = time.time() + 30 * TIME_FACTOR
                 while leader is None and time.time() < wait:
                     time.sleep(0.5)
                     leader = audit.poll()
@@ -654,7 +660,7 @@ def run(replicas=("a",), leader_elect=False, title="chaos"):
 
             render_cache = {}
             refused = {}
-            deadline = time.time() + 240
+            deadline = time.time() + 240 * TIME_FACTOR
             while True:
                 ops.reap()
                 mismatches, waiting = check(sim, graphs, render_cache, refused)
