@@ -581,8 +581,11 @@ TEST(ServerSideApplyProperties, RandomApplySequencesKeepTheInvariants) {
     json live;  // null: create on first apply
     for (int step = 0; step < 8; ++step) {
       json cfg = random_config(rng);
-      ApplyOptions o = opts(rng.pick(managers), /*force=*/rng.next() % 3 == 0,
-                            "2026-11-30T06:00:" + std::to_string(10 + step) + "Z");
+      // One draw per statement: function arguments are evaluated in an unspecified order
+      // (g++ and clang differ), and the sequence must be the same under both.
+      const std::string manager = rng.pick(managers);
+      const bool force = rng.next() % 3 == 0;
+      ApplyOptions o = opts(manager, force, "2026-11-30T06:00:" + std::to_string(10 + step) + "Z");
       ApplyResult r = server_side_apply(live, cfg, deploy(), o);
       if (!r.ok()) {
         ++conflicts;
