@@ -18,21 +18,10 @@ from placement_lib import OperatorEnv, node_clique, pods_by_type, wait_placement
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chaoslib import ClusterView  # noqa: E402
+from gb200_cliques import R0, clique_filler  # noqa: E402
 
 RECIPE = "deepseek-v4.1-flash/vllm/disagg-gb200-agentic"
-R0 = "61248eac-4785-4fbf-9cbd-231635e37e9d.20663"
-FILLER = {
-    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "filler", "namespace": "default"},
-    "spec": {
-        "replicas": 17, "selector": {"matchLabels": {"app": "filler"}},
-        "template": {
-            "metadata": {"labels": {"app": "filler"}},
-            "spec": {
-                "nodeSelector": {"nvidia.com/gpu.clique": R0},
-                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
-                                {"key": "kubernetes.io/arch", "operator": "Exists", "effect": "NoSchedule"}],
-                "containers": [{"name": "main", "image": "other:1", "resources": {"limits": {"nvidia.com/gpu": "4"}}}],
-            }}}}
+FILLER = clique_filler(R0, 17)
 
 
 def ready_condition(env, name):

@@ -4,24 +4,12 @@ stays Pending and the DGD reports Placement=False naming the clique constraint.
 `dgdctl plan` (which counts the DGD's own pods as free) advises rack r1, which holds both."""
 import json
 
+from gb200_cliques import R0, R1, clique_filler
 from placement_lib import OperatorEnv, node_clique, plan, plan_lines, pods_by_type, recipe_file, wait_placement, \
     wait_until
 
 RECIPE = "deepseek-v4.1-flash/vllm/disagg-gb200-agentic"
-R0 = "61248eac-4785-4fbf-9cbd-231635e37e9d.20663"
-R1 = "61248eac-4785-4fbf-9cbd-231635e37e9d.31442"
-FILLER = {
-    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "filler", "namespace": "default"},
-    "spec": {
-        "replicas": 17, "selector": {"matchLabels": {"app": "filler"}},
-        "template": {
-            "metadata": {"labels": {"app": "filler"}},
-            "spec": {
-                "nodeSelector": {"nvidia.com/gpu.clique": R0},
-                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
-                                {"key": "kubernetes.io/arch", "operator": "Exists", "effect": "NoSchedule"}],
-                "containers": [{"name": "main", "image": "other:1", "resources": {"limits": {"nvidia.com/gpu": "4"}}}],
-            }}}}
+FILLER = clique_filler(R0, 17)
 
 
 def main():
