@@ -174,6 +174,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   if (!found) {
     // Deleted: the garbage collector removes the children (ownerReferences).
     if (options_.serving != nullptr) options_.serving->forget(id);
+    note_job_use(id, "");
     std::string uid;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -289,6 +290,10 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     return ReconcileResult::done();
   }
 
+  // The download Job this DGD uses, recorded before the caches are read (dgds_using_job).
+  const std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
+  note_job_use(id, cache && !cache->job_name.empty() ? key.ns + "/" + cache->job_name : "");
+
   // --- children.
   std::vector<json> desired;
   std::vector<std::string> sync_problems;
@@ -338,7 +343,6 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   // --- model cache (model_cache.h): a missing download Job is created after the other
   // children (it is owned by the PVC, whose uid is known then); until it has completed
   // the workers are held back.
-  const std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
   std::optional<json> new_job;
   ModelCacheObservation cache_seen;
   // Keys of live children left exactly as they are: the download Job once it exists (its
@@ -622,6 +626,30 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     result.requeue_after = progress_wait;
   }
   return result;
+}
+
+void DgdReconciler::note_job_use(const std::string& key, const std::string& job_key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = job_of_.find(key);
+  if (it != job_of_.end()) {
+    if (it->second == job_key) return;
+    auto users = job_users_.find(it->second);
+    if (users != job_users_.end()) {
+      users->second.erase(key);
+      if (users->second.empty()) job_users_.erase(users);
+    }
+    job_of_.erase(it);
+  }
+  if (job_key.empty()) return;
+  job_of_[key] = job_key;
+  job_users_[job_key].insert(key);
+}
+
+std::vector<std::string> DgdReconciler::dgds_using_job(const std::string& ns, const std::string& job_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = job_users_.find(ns + "/" + job_name);
+  if (it == job_users_.end()) return {};
+  return {it->second.begin(), it->second.end()};
 }
 
 void DgdReconciler::note_status_write(const std::string& key, bool transition) {

@@ -222,14 +222,18 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   cluster.set_placement_stores(&pods.store(), &nodes.store());
 }
 
-// A download Job is owned by its cache PVC, not by a DGD, and every DGD of its
-// namespace may wait on it (model_cache.h): wake them all when its state changes.
-runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controller, runtime::Informer& dgds,
+// A download Job is owned by its cache PVC, not by a DGD, and several DGDs may wait on
+// it (model_cache.h): wake the ones whose latest reconcile used it. (Waking every DGD of
+// the namespace cost N reconciles per Job state change: at N = 50 with 10 DGDs per
+// namespace, most of the reconciles of a converging fleet.)
+runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controller, DgdReconciler& reconciler,
                                                    std::chrono::milliseconds window) {
-  auto wake = [&controller, &dgds, window](const runtime::ObjectPtr& job) {
+  auto wake = [&controller, &reconciler, window](const runtime::ObjectPtr& job) {
     const json obj = job->object();
     if (obj.value("/metadata/labels"_json_pointer, json::object()).count(render::kLabelModelCache) == 0) return;
-    for (const auto& d : dgds.store().list(job->ns())) controller.queue().add_after(d->key(), window);
+    for (const auto& key : reconciler.dgds_using_job(job->ns(), job->name())) {
+      controller.queue().add_after(key, window);
+    }
   };
   runtime::EventHandler h;
   h.on_add = wake;
@@ -343,7 +347,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     if (p == Probe::kServed) {
       runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
       inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
-      if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, dgds, window));
+      if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, *reconciler, window));
       cluster.set_store(kind, &inf.store());
     } else {
       spdlog::warn("{} is not served by the API server ({}); DGDs that need a {} report it in their status; "

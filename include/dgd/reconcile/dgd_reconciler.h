@@ -31,6 +31,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -73,6 +74,12 @@ class DgdReconciler final : public runtime::Reconciler {
 
   runtime::ReconcileResult reconcile(const runtime::ObjectKey& key) override;
 
+  // Keys ("ns/name") of the DGDs whose latest reconcile found that they use the download
+  // Job ns/job_name (the same model, revision and cache share one Job). A reconcile
+  // records its Job before it reads the Job from the cache, so a change of the Job after
+  // that read always finds the DGD here. Empty when no DGD is known to use it.
+  std::vector<std::string> dgds_using_job(const std::string& ns, const std::string& job_name);
+
  private:
   // Logs `problem` at warn the first time it is seen for `key`, at debug after.
   void report_problem(const std::string& key, const std::string& problem);
@@ -100,6 +107,10 @@ class DgdReconciler final : public runtime::Reconciler {
     std::chrono::milliseconds progress_interval{0};
   };
   std::map<std::string, StatusWrite> last_status_write_;
+  // Download Jobs in use: "ns/job" -> DGD keys, and DGD key -> its "ns/job".
+  std::map<std::string, std::set<std::string>> job_users_;
+  std::map<std::string, std::string> job_of_;
+  void note_job_use(const std::string& key, const std::string& job_key);
 };
 
 }  // namespace dgd::reconcile

@@ -666,6 +666,37 @@ TEST_F(DgdReconcilerTest, NewRevisionNeverScalesDownTheWorkersThatServe) {
   EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True");
 }
 
+// A download Job's change wakes the DGDs that use it (operator.cpp), not every DGD of the
+// namespace: the reconciler knows which they are, follows a revision edit, forgets a DGD
+// that is gone, and never knows a DGD that downloads nothing.
+TEST_F(DgdReconcilerTest, DownloadJobUsersAreTheDgdsThatUseIt) {
+  ASSERT_TRUE(run().ok());
+  const std::string old_job = download_job_name();
+  EXPECT_EQ(reconciler.dgds_using_job("ns", old_job), (std::vector<std::string>{"ns/g"}));
+  EXPECT_TRUE(reconciler.dgds_using_job("other", old_job).empty());
+
+  json second = user_dgd();
+  second["metadata"]["name"] = "h";
+  second["metadata"]["uid"] = "uid-h";
+  cluster.objects[FakeCluster::dgd_key("ns", "h")] = second;
+  ASSERT_TRUE(reconciler.reconcile({"ns", "h"}).ok());
+  EXPECT_EQ(reconciler.dgds_using_job("ns", old_job), (std::vector<std::string>{"ns/g", "ns/h"}));
+
+  edit([](json& spec) { spec["model"] = {{"revision", "0123456789abcdef0123456789abcdef01234567"}}; });
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(reconciler.dgds_using_job("ns", old_job), (std::vector<std::string>{"ns/h"}));
+  std::vector<std::string> new_jobs;
+  for (const auto& k : cluster.keys_of("Job")) {
+    if (k != old_job) new_jobs.push_back(k);
+  }
+  ASSERT_EQ(new_jobs.size(), 1u);
+  EXPECT_EQ(reconciler.dgds_using_job("ns", new_jobs[0]), (std::vector<std::string>{"ns/g"}));
+
+  cluster.objects.erase(FakeCluster::dgd_key("ns", "h"));
+  ASSERT_TRUE(reconciler.reconcile({"ns", "h"}).ok());
+  EXPECT_TRUE(reconciler.dgds_using_job("ns", old_job).empty());
+}
+
 TEST(MakeEvent, NameIsStablePerGenerationReasonAndMessage) {
   json d = user_dgd();
   json a = make_event(d, "Normal", "ChildCreated", "Created Deployment g-frontend", "t1", "i");
