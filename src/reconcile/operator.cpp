@@ -245,6 +245,30 @@ runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controll
   return h;
 }
 
+// A child added, deleted or changed outside its status sends its DGD through the full
+// pass (DgdReconciler::note_spec_change); a status-only change (a Deployment's replica
+// counts) leaves it to the status pass. Added before the handler that enqueues, so the
+// note is there when the reconcile runs.
+runtime::EventHandler note_child_spec_changes(DgdReconciler& reconciler) {
+  auto note = [&reconciler](const runtime::ObjectPtr& o) {
+    for (const auto& r : o->owner_refs()) {
+      if (!r.controller || r.kind != api::kKind || r.api_version.rfind(std::string(api::kGroup) + "/", 0) != 0) continue;
+      reconciler.note_spec_change(o->ns().empty() ? r.name : o->ns() + "/" + r.name);
+    }
+  };
+  runtime::EventHandler h;
+  h.on_add = note;
+  h.on_delete = note;
+  h.on_update = [note](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+    // Same test as for the DGD itself: anything but status, resourceVersion, managedFields.
+    if (dgd_change_needs_reconcile(before->object(), after->object())) {
+      note(before);
+      note(after);
+    }
+  };
+  return h;
+}
+
 }  // namespace
 
 // glibc gives each thread that allocates its own arena (up to 8 per core); the
@@ -346,6 +370,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     }
     if (p == Probe::kServed) {
       runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
+      inf.add_handler(note_child_spec_changes(*reconciler));
       inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
       if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, *reconciler, window));
       cluster.set_store(kind, &inf.store());
@@ -370,6 +395,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
           continue;
         }
         auto inf = std::make_unique<runtime::Informer>(client, child_informer(**it, options.watch_namespace));
+        inf->add_handler(note_child_spec_changes(*reconciler));
         inf->add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
         inf->start();
         while (!inf->wait_for_sync(std::chrono::milliseconds(200)) && !t.cancelled()) {
