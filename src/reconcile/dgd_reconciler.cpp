@@ -10,6 +10,7 @@
 #include "dgd/api/validate.h"
 #include "dgd/kube/desired_state.h"
 #include "dgd/kube/field_schema.h"
+#include "dgd/kube/watch_scan.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
 #include "dgd/reconcile/child_plan.h"
@@ -254,6 +255,61 @@ ReconcileResult DgdReconciler::status_pass(const runtime::ObjectKey& key, const 
     add_serving_condition(*options_.serving, events_, dgd, key.ns, key.name, steady.smoke, status_in);
   }
   return finish_pass(id, dgd, status_in.generation, status_in, {}, {}, false);
+}
+
+namespace {
+
+// `text` (a JSON object) as "key=value" spans without status, metadata.resourceVersion
+// and metadata.managedFields; nullopt when it is not a JSON object. Equal objects in
+// compact form give equal strings (the cache holds nlohmann dumps: sorted keys).
+std::optional<std::string> without_status(std::string_view text) {
+  kube::JsonScanner s(text);
+  std::string out;
+  out.reserve(text.size());
+  auto append_value = [&]() {
+    const size_t start = s.pos();
+    if (!s.value()) return false;
+    out.append(text.substr(start, s.pos() - start));
+    out += ',';
+    return true;
+  };
+  std::string_view key;
+  if (!s.begin_object()) return std::nullopt;
+  while (s.next_member(key)) {
+    if (key == "status") {
+      if (!s.value()) return std::nullopt;
+      continue;
+    }
+    out.append(key);
+    out += '=';
+    if (key == "metadata" && s.peek() == '{') {
+      std::string_view mk;
+      s.begin_object();
+      while (s.next_member(mk)) {
+        if (mk == "resourceVersion" || mk == "managedFields") {
+          if (!s.value()) return std::nullopt;
+          continue;
+        }
+        out.append(mk);
+        out += ':';
+        if (!append_value()) return std::nullopt;
+      }
+      out += ';';
+    } else if (!append_value()) {
+      return std::nullopt;
+    }
+  }
+  if (!s.ok() || !s.at_end()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+bool changed_outside_status(std::string_view before, std::string_view after) {
+  const auto a = without_status(before);
+  if (!a) return true;
+  const auto b = without_status(after);
+  return !b || *a != *b;
 }
 
 DgdReconciler::DgdReconciler(Cluster& cluster, const recipes::Catalog& catalog, DgdReconcilerOptions options)

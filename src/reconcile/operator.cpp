@@ -261,7 +261,7 @@ runtime::EventHandler note_child_spec_changes(DgdReconciler& reconciler) {
   h.on_delete = note;
   h.on_update = [note](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
     // Same test as for the DGD itself: anything but status, resourceVersion, managedFields.
-    if (dgd_change_needs_reconcile(before->object(), after->object())) {
+    if (changed_outside_status(before->json_text(), after->json_text())) {
       note(before);
       note(after);
     }
@@ -347,7 +347,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     runtime::EventHandler h = controller.enqueue_self();
     runtime::WorkQueue* q = &controller.queue();
     h.on_update = [q](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
-      if (dgd_change_needs_reconcile(before->object(), after->object())) q->add(after->key());
+      if (changed_outside_status(before->json_text(), after->json_text())) q->add(after->key());
     };
     dgds.add_handler(h);
   }

@@ -38,6 +38,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -62,6 +63,9 @@ inline constexpr const char* kFieldManager = "dgd-operator";
 // answer by computing the same status again. Everything a reconcile reads from the DGD
 // (spec, labels, annotations, deletionTimestamp, finalizers, uid) makes it true.
 bool dgd_change_needs_reconcile(const nlohmann::json& before, const nlohmann::json& after);
+// The same test on two compact JSON texts (an informer's cached objects) without parsing
+// them; true when either is not a JSON object. Used for every child update, so cheap.
+bool changed_outside_status(std::string_view before, std::string_view after);
 
 struct DgdReconcilerOptions {
   // Reporting instance of events (the pod name or leader identity).

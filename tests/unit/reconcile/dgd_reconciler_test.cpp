@@ -543,17 +543,25 @@ TEST(DgdChangeNeedsReconcile, TheEchoOfAStatusWriteDoesNotAnythingElseDoes) {
   echo["metadata"]["resourceVersion"] = "7";
   echo["metadata"]["managedFields"] = json::array({{{"manager", "dgd-operator"}}});
   EXPECT_FALSE(dgd_change_needs_reconcile(before, echo));
+  // The text form (informer handlers) agrees with the parsed one on every case.
+  EXPECT_FALSE(changed_outside_status(before.dump(), echo.dump()));
   auto changed = [&](const std::function<void(json&)>& fn) {
     json after = echo;
     fn(after);
-    return dgd_change_needs_reconcile(before, after);
+    const bool parsed = dgd_change_needs_reconcile(before, after);
+    EXPECT_EQ(changed_outside_status(before.dump(), after.dump()), parsed) << after.dump();
+    return parsed;
   };
+  EXPECT_FALSE(changed([](json& d) { d.erase("status"); }));
   EXPECT_TRUE(changed([](json& d) { d["spec"]["recipe"] = "other"; }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"]["generation"] = 2; }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"]["labels"] = {{"team", "a"}}; }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"]["deletionTimestamp"] = "2026-11-30T00:00:00Z"; }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"].erase("uid"); }));
   EXPECT_TRUE(changed([](json& d) { d.erase("spec"); }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"]["annotations"] = {{"a", "b"}}; }));
+  EXPECT_TRUE(changed_outside_status("not json", echo.dump()));
+  EXPECT_TRUE(changed_outside_status(echo.dump(), "[1]"));
 }
 
 TEST_F(DgdReconcilerTest, ApiErrorsRetryWithBackoffAndKeepStatus) {
