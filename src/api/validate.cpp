@@ -10,6 +10,7 @@
 #include "api/syntax.h"
 #include "dgd/api/defaults.h"
 #include "dgd/api/parse.h"
+#include "dgd/api/rollout.h"
 
 namespace dgd::api {
 namespace detail {
@@ -212,8 +213,14 @@ void Checker::checkSpec() {
   }
   if (complete_ && comps.empty()) error("spec.components", "at least one component is required");
   std::map<std::string, size_t> seen;  // lower-case name → first index
+  std::set<std::string> rollout_paths;  // a bad spec.annotations value is reported once
   for (size_t i = 0; i < comps.size(); ++i) {
     checkComponent(i, comps[i]);
+    std::vector<FieldError> rollout;
+    deploymentStrategy(dgd_, i, &rollout);
+    for (auto& e : rollout) {
+      if (rollout_paths.insert(e.path).second) error(e.path, e.message);
+    }
     if (comps[i].name.empty()) continue;
     std::string lower = comps[i].name;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });

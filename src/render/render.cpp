@@ -9,6 +9,7 @@
 
 #include "dgd/api/defaults.h"
 #include "dgd/api/parse.h"
+#include "dgd/api/rollout.h"
 #include "dgd/api/validate.h"
 #include "dgd/kube/field_schema.h"
 #include "dgd/kube/quantity.h"
@@ -220,9 +221,13 @@ RenderResult render(const api::Dgd& graph, const RenderOptions& options) {
   const std::string ns = namespaceOf(graph, options.defaultNamespace);
   for (auto& o : discoveryRbac(graph, ns)) r.objects.push_back(std::move(o));
   addSupportObjects(graph, ns, r.objects, r.errors);
-  for (const auto& c : graph.spec.components) {
+  for (size_t i = 0; i < graph.spec.components.size(); ++i) {
+    const api::Component& c = graph.spec.components[i];
     r.objects.push_back(serviceFor(graph, c, ns));
-    r.objects.push_back(deploymentFor(graph, c, ns, r.errors));
+    json deployment = deploymentFor(graph, c, ns, r.errors);
+    // Upstream's rollout annotations (api/rollout.h); validate() reports bad values.
+    if (auto strategy = api::deploymentStrategy(graph, i, nullptr)) deployment["spec"]["strategy"] = std::move(*strategy);
+    r.objects.push_back(std::move(deployment));
   }
   sortObjects(r.objects);
   return r;

@@ -6,6 +6,8 @@ the clique of its first pod and never split it):
    (what chaos-40 showed: "PrefillWorker: 0 of 1 updated replicas available" until the end);
 3. r0 is full and an engine edit rolls a worker: the surge pod may only join r0, stays
    Pending, and the old pod keeps serving.
+And the way out a user has (docs/api.md §5.1): with upstream's rollout annotations asking for
+maxSurge 0, the same edit on a full r0 stops the old pod first and completes.
 Each time the DGD must say why: Placement=False/NVLinkClique naming r0, stable at rest, and
 Ready=False; once a tray frees it completes and is Ready. chaoslib.py counts a DGD in such a
 state (confirmed from kube-sim's pods and nodes) as refused by a full clique, not a mismatch."""
@@ -94,6 +96,27 @@ def main():
         wait_placement(env, name, "True")
         wait_ready_true(env, name)
         assert ClusterView(env.sim).full_clique("dynamo", {"dynamo", "default"}) is None
+
+        # 5. r0 full again, and the graph asks for maxSurge 0: an engine edit now stops the old
+        # prefill pod first, its tray takes the new one, and the rollout completes in r0.
+        env.kubectl("scale", "deploy/filler", "-n", "default", "--replicas=16")
+        env.kubectl("rollout", "status", "deploy/filler", "-n", "default", "--timeout=60s", timeout=90)  # 16 + 2 of 18
+        d = env.dgd(name)
+        d["spec"].setdefault("annotations", {}).update({
+            "nvidia.com/deployment-rolling-update-max-surge": "0",
+            "nvidia.com/deployment-rolling-update-max-unavailable": "1"})
+        d["spec"]["components"][prefill]["engine"]["maxNumSeqs"] = 32
+        env.kubectl("replace", "-f", "-", input=json.dumps(d))
+        wait_until("strategy maxSurge 0 on the prefill Deployment", lambda: (
+            lambda dep: dep if dep and dep["spec"].get("strategy", {}).get("rollingUpdate", {}).get("maxSurge") == 0
+            else None)(env.get("deploy", name + "-prefillworker", "dynamo", check=False)))
+        wait_until("generation observed", lambda: (
+            lambda d2: d2 if d2.get("status", {}).get("observedGeneration") == d2["metadata"]["generation"] else None)(
+                env.dgd(name)))
+        wait_ready_true(env, name)
+        pods = pods_by_type(env, name)
+        nodes = [p["spec"]["nodeName"] for t in ("prefill", "decode") for p in pods[t]]
+        assert len(nodes) == 2 and {node_clique(env, n) for n in nodes} == {R0}, nodes
 
 
 if __name__ == "__main__":

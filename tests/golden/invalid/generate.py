@@ -309,6 +309,14 @@ case("gb200-split-clique-without-rdma", "spec.placement.nvlink.sameClique",
 case("keep-on-delete-without-create", "spec.model.cache.keepOnDelete",
      mutate(lambda d: d["spec"]["model"]["cache"].update({"keepOnDelete": True})))
 
+case("rollout-strategy-unknown", "spec.annotations[nvidia.com/deployment-strategy]",
+     mutate(lambda d: d["spec"].update({"annotations": {"nvidia.com/deployment-strategy": "BlueGreen"}})),
+     why="upstream's rollout annotation: RollingUpdate or Recreate")
+case("rollout-max-surge-not-a-number",
+     "spec.components[2].podTemplate.metadata.annotations[nvidia.com/deployment-rolling-update-max-surge]",
+     mutate(lambda d: C(d, 2)["podTemplate"].update(
+         {"metadata": {"annotations": {"nvidia.com/deployment-rolling-update-max-surge": "one"}}})))
+
 # ---- overlays on a recipe (only what is stated is checked) --------------------------------
 OVERLAY = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
            "metadata": {"name": "dsv41-flash-vllm-h200-disagg-agentic"},

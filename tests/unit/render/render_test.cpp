@@ -132,6 +132,32 @@ spec:
   EXPECT_EQ(mainOf(*find(r.objects, "Deployment", "g-a"))["volumeMounts"][0]["mountPath"], "/dev/shm");
 }
 
+// Upstream's rollout annotations set the Deployment's strategy (api/rollout.h); without
+// them the recipes' Deployments carry none (Kubernetes' default).
+TEST(Render, RolloutAnnotationsBecomeTheDeploymentStrategy) {
+  api::Dgd g = recipeGraph("deepseek-v4.1-flash/sglang/disagg-gb200");
+  auto plain = render(g, RenderOptions{});
+  ASSERT_TRUE(plain.ok());
+  for (const auto& o : plain.objects) {
+    if (o["kind"] == "Deployment") {
+      EXPECT_FALSE(o["spec"].contains("strategy")) << o["metadata"]["name"];
+    }
+  }
+  g.spec.annotations["nvidia.com/deployment-rolling-update-max-surge"] = "0";
+  g.spec.annotations["nvidia.com/deployment-rolling-update-max-unavailable"] = "1";
+  auto r = render(g, RenderOptions{});
+  ASSERT_TRUE(r.ok());
+  int deployments = 0;
+  for (const auto& o : r.objects) {
+    if (o["kind"] != "Deployment") continue;
+    ++deployments;
+    EXPECT_EQ(o["spec"]["strategy"],
+              json::parse(R"({"type":"RollingUpdate","rollingUpdate":{"maxSurge":0,"maxUnavailable":1}})"))
+        << o["metadata"]["name"];
+  }
+  EXPECT_EQ(deployments, 3);
+}
+
 TEST(Render, UpstreamStyleDgdKeepsItsArgsUntouched) {
   auto g = graphOf(R"(
 apiVersion: nvidia.com/v1beta1
