@@ -123,8 +123,34 @@ def wait_for(what, fn, timeout=TIMEOUT, interval=0.25):
 
 
 # -- the workload ------------------------------------------------------------------
+def quantity(text, binary_units):
+    """A Kubernetes quantity as a number: cpu in millicores ("500m", "10"), memory in bytes."""
+    text = str(text)
+    suffixes = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "k": 10 ** 3, "M": 10 ** 6,
+                "G": 10 ** 9, "T": 10 ** 12}
+    for suf, mult in suffixes.items():
+        if text.endswith(suf):
+            return float(text[:-len(suf)]) * mult
+    if text.endswith("m"):
+        return float(text[:-1]) / (1 if not binary_units else 1000)
+    return float(text) * (1 if binary_units else 1000)
+
+
+def pod_request(spec, resource):
+    """The pod's request of cpu (millicores) or memory (bytes); limits stand in for missing requests."""
+    total = 0.0
+    for c in spec["containers"]:
+        res = c.get("resources") or {}
+        v = (res.get("requests") or {}).get(resource, (res.get("limits") or {}).get(resource))
+        if v is not None:
+            total += quantity(v, resource == "memory")
+    return total
+
+
 def recipe_gpus():
-    """GPUs and pods per recipe, by GPU product, from its rendered Deployments."""
+    """GPUs and pods per recipe, by GPU product, from its rendered Deployments; and the
+    cpu (millicores) and memory (bytes) the pods without GPUs request (they go to the
+    CPU pool)."""
     out = {}
     for recipe, _ in MIX:
         r = subprocess.run([DGDCTL, "render", "-f", os.path.join(ROOT, "recipes", recipe, "dgd.yaml"), "-n", "x",
@@ -141,6 +167,9 @@ def recipe_gpus():
             product = (spec.get("nodeSelector") or {}).get("nvidia.com/gpu.product", "cpu")
             need[product] += gpus * o["spec"].get("replicas", 1)
             need["pods"] += o["spec"].get("replicas", 1)
+            if not gpus:
+                need["cpu_millis"] += pod_request(spec, "cpu") * o["spec"].get("replicas", 1)
+                need["cpu_memory"] += pod_request(spec, "memory") * o["spec"].get("replicas", 1)
         need["objects"] = len(objects_of(r.stdout))
         need["deployments"] = sum(1 for o in objects_of(r.stdout) if o.get("kind") == "Deployment")
         out[recipe] = need
@@ -180,7 +209,10 @@ def bench_profile(n, path, needs):
         total.update(needs[MIX[i % len(MIX)][0]])
     h200 = max(200, -(-int(total["NVIDIA-H200"] * 1.25) // 8))
     b200 = max(100, -(-int(total["NVIDIA-B200"] * 1.25) // 8))
-    cpu = max(124, -(-int(total["pods"] * 1.25) // 100))
+    # CPU nodes (64 cores, 512 GiB, 110 pods each): room for every pod, and for the cpu and
+    # memory the pods without GPUs request (1,000 frontends ask for 10 cores each), +25 %.
+    cpu = max(124, -(-int(total["pods"] * 1.25) // 100), -(-int(total["cpu_millis"] * 1.25) // 64000),
+              -(-int(total["cpu_memory"] * 1.25) // (512 * 2 ** 30)))
     gpu_pool = lambda name, count, product, extra: {  # noqa: E731
         "name": name, "count": count, "arch": "amd64",
         "labels": {"nvidia.com/gpu.product": product, "nvidia.com/gpu.count": "8", "nvidia.com/gpu.present": "true"},

@@ -127,16 +127,24 @@ json to_scale(const ResourceType& t, const json& obj) {
   return scale;
 }
 
-json list_body(const ResourceType& t, const ListResult& r) {
+// Consumes the items (a list of thousands of objects is moved, never copied).
+json list_body(const ResourceType& t, ListResult& r) {
   json md = {{"resourceVersion", std::to_string(r.rv)}};
   if (!r.continue_token.empty()) md["continue"] = r.continue_token;
   if (r.remaining > 0) md["remainingItemCount"] = r.remaining;
   json items = json::array();
-  for (auto obj : r.items) {
+  items.get_ref<json::array_t&>().reserve(r.items.size());
+  for (auto& obj : r.items) {
     obj["apiVersion"] = t.api_version();
     items.push_back(std::move(obj));
   }
-  return {{"kind", t.list_kind()}, {"apiVersion", t.api_version()}, {"metadata", md}, {"items", items}};
+  r.items.clear();
+  json body = json::object();
+  body["kind"] = t.list_kind();
+  body["apiVersion"] = t.api_version();
+  body["metadata"] = std::move(md);
+  body["items"] = std::move(items);
+  return body;
 }
 
 std::string accept_discovery(const std::string& accept) {
@@ -498,8 +506,29 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     lo.resource_version_match = c.q("resourceVersionMatch");
     validate_list_options(lo.resource_version, lo.resource_version_match, lo.continue_token,
                           !c.q("sendInitialEvents").empty());
+    if (!c.table) {
+      // The items as stored text, joined: the keys in nlohmann's (sorted) order.
+      lo.as_text = true;
+      ListResult r = store_.list(t, lo);
+      json md = {{"resourceVersion", std::to_string(r.rv)}};
+      if (!r.continue_token.empty()) md["continue"] = r.continue_token;
+      if (r.remaining > 0) md["remainingItemCount"] = r.remaining;
+      size_t size = 128;
+      for (const auto& item : r.texts) size += item->size() + 1;
+      HttpResponse resp;
+      resp.status = 200;
+      resp.body.reserve(size);
+      resp.body += "{\"apiVersion\":" + json(t.api_version()).dump() + ",\"items\":[";
+      for (size_t i = 0; i < r.texts.size(); ++i) {
+        if (i) resp.body += ',';
+        resp.body += *r.texts[i];
+      }
+      resp.body += "],\"kind\":" + json(t.list_kind()).dump() + ",\"metadata\":" + wire(md) + "}";
+      out.send(resp);
+      c.rec.code = 200;
+      return;
+    }
     ListResult r = store_.list(t, lo);
-    if (!c.table) return send(200, list_body(t, r));
     json tbl = make_table(t, r.items, true, c.q("includeObject").empty() ? "Metadata" : c.q("includeObject"));
     tbl["metadata"]["resourceVersion"] = std::to_string(r.rv);
     if (!r.continue_token.empty()) tbl["metadata"]["continue"] = r.continue_token;

@@ -234,7 +234,32 @@ void Store::check_namespace(const ResourceType& t, const std::string& ns) const 
                                  {"field", "metadata.namespace"}}}}});
 }
 
+bool Store::gc_relevant(const std::string& type, const json& obj, const json& old) const {
+  if (type == "DELETED") return true;
+  if (meta(obj).contains("deletionTimestamp") || (old.is_object() && meta(old).contains("deletionTimestamp")))
+    return true;
+  const json& refs = owner_refs(obj);
+  if (refs.empty()) return false;
+  const std::string ns = meta_str(obj, "namespace");
+  for (const auto& r : refs) {
+    if (!r.is_object()) return true;
+    auto it = by_uid_.find(r.value("uid", ""));
+    if (it == by_uid_.end()) return true;
+    auto b = data_.find(it->second.first);
+    if (b == data_.end()) return true;
+    auto o = b->second.find(it->second.second);
+    if (o == b->second.end()) return true;
+    const json& owner_md = meta(o->second);
+    if (owner_md.contains("deletionTimestamp")) return true;
+    const std::string owner_ns = owner_md.value("namespace", "");
+    if (!ns.empty() && !owner_ns.empty() && owner_ns != ns) return true;
+  }
+  return false;
+}
+
 void Store::emit(const std::string& type, const ResourceType& t, const json& obj, const json& old) {
+  if (!gc_dirty_ && gc_relevant(type, obj, old)) gc_dirty_ = true;
+  resource_rv_[t.storage_key()] = rv_;
   auto ev = std::make_shared<WatchEvent>();
   ev->type = type;
   ev->resource = t.storage_key();
@@ -380,6 +405,25 @@ Store::Bucket Store::state_at(const ResourceType& t, uint64_t rv) const {
   return state;
 }
 
+std::shared_ptr<const std::string> Store::text_of(const ResourceType& t, const std::string& k, const json& obj,
+                                                  bool cacheable) const {
+  auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
+  const std::string av = t.api_version();
+  const auto stored_av = obj.find("apiVersion");
+  if (stored_av == obj.end() || *stored_av != av || !cacheable) {
+    json copy = obj;
+    copy["apiVersion"] = av;
+    return std::make_shared<const std::string>(dump(copy));
+  }
+  const std::string rv = meta_str(obj, "resourceVersion");
+  CachedText& c = text_cache_[t.storage_key() + '\n' + k];
+  if (!c.text || c.rv != rv) {
+    c.rv = rv;
+    c.text = std::make_shared<const std::string>(dump(obj));
+  }
+  return c.text;
+}
+
 ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
   std::unique_lock lock(mu_);
   ListResult out;
@@ -460,7 +504,8 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
       if (o.labels.empty() && o.fields.empty()) out.remaining = rest;
       break;
     }
-    out.items.push_back(obj);
+    if (o.as_text) out.texts.push_back(text_of(t, it->first, obj, src != &snapshot_storage));
+    else out.items.push_back(obj);
     last_key = it->first;
     ++count;
   }
@@ -626,6 +671,7 @@ json Store::erase_now(const ResourceType& t, const json& current, bool dry_run) 
   json final_state = old;
   final_state["metadata"]["resourceVersion"] = std::to_string(rv_);
   bucket(t).erase(key(meta_str(old, "namespace"), meta_str(old, "name")));
+  text_cache_.erase(t.storage_key() + '\n' + key(meta_str(old, "namespace"), meta_str(old, "name")));
   by_uid_.erase(meta_str(old, "uid"));
   emit("DELETED", t, final_state, old);
   if (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions") {
@@ -796,6 +842,12 @@ void Store::shutdown() {
   change_cv_.notify_all();
 }
 
+uint64_t Store::resource_rv(const ResourceType& t) const {
+  std::lock_guard lock(mu_);
+  auto it = resource_rv_.find(t.storage_key());
+  return std::max(restored_rv_, it == resource_rv_.end() ? uint64_t{0} : it->second);
+}
+
 uint64_t Store::wait_for_change(uint64_t seen_rv, Clock::time_point deadline) const {
   std::unique_lock lock(mu_);
   change_cv_.wait_until(lock, deadline, [&] { return rv_ != seen_rv || stopping_; });
@@ -804,6 +856,8 @@ uint64_t Store::wait_for_change(uint64_t seen_rv, Clock::time_point deadline) co
 
 size_t Store::collect_garbage() {
   std::lock_guard lock(mu_);
+  if (!gc_dirty_) return 0;
+  gc_dirty_ = false;  // the pass's own writes set it again
   size_t writes = 0;
   // Owner lookup by uid; an owner is "gone" when no object with that uid exists.
   auto alive = [&](const std::string& uid) -> const json* {
@@ -975,7 +1029,10 @@ void Store::restore(const json& snap) {
   data_.clear();
   by_uid_.clear();
   history_.clear();
+  text_cache_.clear();
+  gc_dirty_ = true;
   rv_ = snap.value("resourceVersion", uint64_t{1});
+  restored_rv_ = rv_;
   floor_rv_ = rv_;
   const json objects = snap.value("objects", json::object());
   // CRDs first, so their kinds exist.

@@ -60,10 +60,16 @@ struct ListOptions {
   std::string continue_token;
   std::string resource_version;        // "", "0" or a number
   std::string resource_version_match;  // "", "NotOlderThan", "Exact"
+  // Fill ListResult::texts (each item serialized as the wire shows it, with
+  // apiVersion set to the listed version) instead of ListResult::items. The text of
+  // an unchanged object is kept between lists, so a client polling a large list
+  // costs a join, not a copy and a dump of every object.
+  bool as_text = false;
 };
 
 struct ListResult {
   std::vector<nlohmann::json> items;
+  std::vector<std::shared_ptr<const std::string>> texts;  // ListOptions::as_text
   uint64_t rv = 0;
   std::string continue_token;
   int64_t remaining = -1;  // remainingItemCount when paginated, else -1
@@ -167,6 +173,10 @@ class Store {
   std::shared_ptr<Watcher> watch(ResourceTypePtr t, const WatchOptions& o);
 
   uint64_t current_rv() const;
+  // The resourceVersion of the last write to objects of `t` (any version of it); 0 when
+  // none since the start. A reader holding a list taken at or after it holds the current
+  // state of that resource.
+  uint64_t resource_rv(const ResourceType& t) const;
   // The RV a bookmark on `w` may carry: the store's RV if `w` has consumed every
   // event so far, else the last RV it has delivered.
   uint64_t bookmark_rv(const Watcher& w) const;
@@ -180,6 +190,8 @@ class Store {
   // One pass of the garbage collector and namespace controller: collects dependents
   // whose owners are gone, advances foreground/orphan deletions, empties terminating
   // namespaces. Returns the number of writes it made; call until it returns 0.
+  // A pass scans every object, so it is skipped (returns 0 at once) unless a write
+  // since the last pass could have given it work (gc_relevant below).
   size_t collect_garbage();
   // Blocks until the store changes after `seen_rv`, the deadline passes or shutdown().
   uint64_t wait_for_change(uint64_t seen_rv, std::chrono::steady_clock::time_point deadline) const;
@@ -202,12 +214,21 @@ class Store {
   // Removes from storage and emits DELETED (plus CRD / namespace side effects).
   nlohmann::json erase_now(const ResourceType& t, const nlohmann::json& current, bool dry_run);
   void emit(const std::string& type, const ResourceType& t, const nlohmann::json& obj, const nlohmann::json& old);
+  // Whether a write can give collect_garbage() work: a deletion, an object pending
+  // deletion (before or after), or an object with an owner that is gone, in another
+  // namespace, or itself being deleted. Creates and updates of live objects whose
+  // owners are live change nothing the collector acts on.
+  bool gc_relevant(const std::string& type, const nlohmann::json& obj, const nlohmann::json& old) const;
   Bucket& bucket(const ResourceType& t) { return data_[t.storage_key()]; }
   const nlohmann::json* find(const ResourceType& t, const std::string& ns, const std::string& name) const;
   void check_namespace(const ResourceType& t, const std::string& ns) const;
   // Objects of `t` as they were at `rv` (reconstructed from the history).
   Bucket state_at(const ResourceType& t, uint64_t rv) const;
   void expired(uint64_t rv) const;
+  // The wire text of `obj` (stored under `k` in `t`'s bucket) with apiVersion set to
+  // t's version; cached per object while its resourceVersion stays the same.
+  std::shared_ptr<const std::string> text_of(const ResourceType& t, const std::string& k, const nlohmann::json& obj,
+                                             bool cacheable) const;
   void notify_change();
 
   ResourceRegistry& registry_;
@@ -222,6 +243,14 @@ class Store {
   std::vector<std::weak_ptr<Watcher>> watchers_;
   std::vector<std::function<void(const WatchEvent&)>> listeners_;
   bool stopping_ = false;
+  bool gc_dirty_ = true;
+  std::unordered_map<std::string, uint64_t> resource_rv_;  // storage key -> rv of its last write
+  uint64_t restored_rv_ = 0;                              // restore() counts as a write to everything
+  struct CachedText {
+    std::string rv;
+    std::shared_ptr<const std::string> text;
+  };
+  mutable std::unordered_map<std::string, CachedText> text_cache_;  // storage key + '\n' + "ns/name"  // a write since the last collect_garbage() pass may need it
 };
 
 }  // namespace kubesim

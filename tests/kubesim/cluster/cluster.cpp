@@ -57,7 +57,7 @@ class ClusterController : public Controller {
       wake = TimePoint::max();
       size_t planned = 0;
       try {
-        Snapshot snap = read(store);
+        const Snapshot& snap = read(store);
         Env env{Clock::now(), [this](size_t n) { return suffix(n); }};
         Writes writes = controllers_.sync(snap, env, &wake);
         planned = writes.size();
@@ -83,25 +83,38 @@ class ClusterController : public Controller {
     return s;
   }
 
-  static std::vector<Json> list(Store& store, const std::string& group, const std::string& version,
-                                const std::string& plural, bool* served = nullptr) {
+  // The objects of one resource, listed again only when a write touched it since the
+  // previous pass (nodes, namespaces, PVCs... rarely change while pods churn).
+  void list(Store& store, const std::string& group, const std::string& version, const std::string& plural,
+            std::vector<Json>& into, bool* served = nullptr) {
     ResourceTypePtr t = store.registry().find(group, version, plural);
     if (served) *served = t != nullptr;
-    if (!t) return {};
-    return store.list(*t, ListOptions{}).items;
+    const std::string key = group + "/" + version + "/" + plural;
+    if (!t) {
+      listed_at_.erase(key);
+      into.clear();
+      return;
+    }
+    uint64_t changed = store.resource_rv(*t);
+    auto it = listed_at_.find(key);
+    if (it != listed_at_.end() && it->second >= changed) return;
+    // The list is taken after reading `changed`: it holds at least that state.
+    ListResult r = store.list(*t, ListOptions{});
+    into = std::move(r.items);
+    listed_at_[key] = r.rv;
   }
 
-  static Snapshot read(Store& store) {
-    Snapshot s;
-    s.nodes = list(store, "", "v1", "nodes");
-    s.pods = list(store, "", "v1", "pods");
-    s.namespaces = list(store, "", "v1", "namespaces");
-    s.pvcs = list(store, "", "v1", "persistentvolumeclaims");
-    s.deployments = list(store, "apps", "v1", "deployments");
-    s.replicasets = list(store, "apps", "v1", "replicasets");
-    s.jobs = list(store, "batch", "v1", "jobs");
-    s.compute_domains = list(store, "resource.nvidia.com", "v1beta1", "computedomains");
-    s.claim_templates = list(store, "resource.k8s.io", "v1beta1", "resourceclaimtemplates", &s.claim_templates_served);
+  const Snapshot& read(Store& store) {
+    Snapshot& s = snap_;
+    list(store, "", "v1", "nodes", s.nodes);
+    list(store, "", "v1", "pods", s.pods);
+    list(store, "", "v1", "namespaces", s.namespaces);
+    list(store, "", "v1", "persistentvolumeclaims", s.pvcs);
+    list(store, "apps", "v1", "deployments", s.deployments);
+    list(store, "apps", "v1", "replicasets", s.replicasets);
+    list(store, "batch", "v1", "jobs", s.jobs);
+    list(store, "resource.nvidia.com", "v1beta1", "computedomains", s.compute_domains);
+    list(store, "resource.k8s.io", "v1beta1", "resourceclaimtemplates", s.claim_templates, &s.claim_templates_served);
     return s;
   }
 
@@ -177,6 +190,8 @@ class ClusterController : public Controller {
 
   ClusterControllers controllers_;
   std::mt19937_64 rng_;
+  Snapshot snap_;                                   // the last pass's objects, refreshed per resource
+  std::map<std::string, uint64_t> listed_at_;      // "group/version/plural" -> rv of its list in snap_
 };
 
 void install_nodes(Store& store, const Profile& p) {

@@ -178,7 +178,11 @@ class State {
     NodeState& n = nodes_[node_idx];
     for (auto& [k, v] : pod_requests(pod)) n.used[k] += v;
     n.pods += 1;
-    bound_.push_back({&pod, node_idx});
+    // Indexed once per pass, so place() visits only the bound pods a term can match.
+    Bound b{&pod, node_idx, terms(pod, "podAntiAffinity")};
+    if (!b.anti.empty()) with_anti_.push_back(bound_.size());
+    bound_by_ns_[namespace_of(pod)].push_back(bound_.size());
+    bound_.push_back(std::move(b));
     for (const auto& cd : compute_domains_of(pod)) {
       std::string clique = label(*n.node, Scheduler::kCliqueLabel);
       if (!clique.empty()) cd_clique_.emplace(cd, clique);
@@ -241,8 +245,11 @@ class State {
   struct Bound {
     const Json* pod;
     size_t node;
+    std::vector<AffinityTerm> anti;  // its required anti-affinity (checked against incoming pods)
   };
   std::vector<Bound> bound_;
+  std::vector<size_t> with_anti_;                            // bound_ indices with anti-affinity terms
+  std::map<std::string, std::vector<size_t>> bound_by_ns_;  // namespace -> bound_ indices
   std::map<std::string, const Json*> ns_labels_;
   std::set<std::string> templates_;
   std::map<std::string, std::string> cd_by_template_;  // "ns/template" -> ComputeDomain name
@@ -309,26 +316,48 @@ Placement State::place(const Json& pod) const {
   std::set<std::pair<std::string, std::string>> affinity_pairs;
   // Anti-affinity of the incoming pod, and existing pods' anti-affinity against it.
   std::set<std::pair<std::string, std::string>> anti_pairs, existing_anti_pairs;
-  for (const auto& b : bound_) {
-    const Json& other = *b.pod;
+  auto node_value_of = [&](const Bound& b, const std::string& key) -> std::optional<std::string> {
     const Json& nlabels = at_path(*nodes_[b.node].node, {"metadata", "labels"});
-    auto value_of = [&](const std::string& key) -> std::optional<std::string> {
-      if (!nlabels.is_object() || !nlabels.contains(key) || !nlabels[key].is_string()) return std::nullopt;
-      return nlabels[key].get<std::string>();
-    };
+    if (!nlabels.is_object() || !nlabels.contains(key) || !nlabels[key].is_string()) return std::nullopt;
+    return nlabels[key].get<std::string>();
+  };
+  // The incoming pod's terms can only match bound pods in the terms' namespaces.
+  std::vector<size_t> candidates;
+  bool all_bound = false;
+  for (const auto* ts : {&affinity, &anti})
+    for (const auto& t : *ts) {
+      if (t.all_namespaces || t.ns_selector) all_bound = true;
+      for (const auto& n : t.namespaces) {
+        auto it = bound_by_ns_.find(n);
+        if (it != bound_by_ns_.end()) candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+      }
+    }
+  if (all_bound) {
+    candidates.resize(bound_.size());
+    for (size_t i = 0; i < bound_.size(); ++i) candidates[i] = i;
+  } else {
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  }
+  for (size_t i : candidates) {
+    const Bound& b = bound_[i];
+    const Json& other = *b.pod;
     if (!affinity.empty()) {
       bool all_match = std::all_of(affinity.begin(), affinity.end(),
                                    [&](const AffinityTerm& t) { return term_matches_pod(t, other); });
       if (all_match)
         for (const auto& t : affinity)
-          if (auto v = value_of(t.topology_key)) affinity_pairs.insert({t.topology_key, *v});
+          if (auto v = node_value_of(b, t.topology_key)) affinity_pairs.insert({t.topology_key, *v});
     }
     for (const auto& t : anti)
       if (term_matches_pod(t, other))
-        if (auto v = value_of(t.topology_key)) anti_pairs.insert({t.topology_key, *v});
-    for (const auto& t : terms(other, "podAntiAffinity"))
+        if (auto v = node_value_of(b, t.topology_key)) anti_pairs.insert({t.topology_key, *v});
+  }
+  for (size_t i : with_anti_) {
+    const Bound& b = bound_[i];
+    for (const auto& t : b.anti)
       if (term_matches_pod(t, pod))
-        if (auto v = value_of(t.topology_key)) existing_anti_pairs.insert({t.topology_key, *v});
+        if (auto v = node_value_of(b, t.topology_key)) existing_anti_pairs.insert({t.topology_key, *v});
   }
   bool self_affine = !affinity.empty() && std::all_of(affinity.begin(), affinity.end(), [&](const AffinityTerm& t) {
     return term_matches_pod(t, pod);
