@@ -1,6 +1,7 @@
 // Fuzz target: kubeconfig loading (kube/config.h) as `--kubeconfig` and as a two-file
 // KUBECONFIG merge. load_kubeconfig() reads files, so each input is written to a private
-// temporary directory first.
+// temporary directory first: on /dev/shm when there is one (tmpfs: an input costs no disk
+// write-back or ext4 truncate, which took half the CPU time of an execution on /tmp).
 //
 // Input layout: optional first line "#context: NAME" (the --context override), then one
 // kubeconfig, optionally followed by "\n#next-file\n" and a second one (merged after it).
@@ -31,12 +32,24 @@ namespace fs = std::filesystem;
 
 const std::string& work_dir() {
   static const std::string dir = [] {
-    std::string tmpl = (fs::temp_directory_path() / "dgd-fuzz-kubeconfig-XXXXXX").string();
+    std::error_code ec;
+    const fs::path base = fs::is_directory("/dev/shm", ec) && access("/dev/shm", W_OK) == 0
+                              ? fs::path("/dev/shm")
+                              : fs::temp_directory_path();
+    std::string tmpl = (base / "dgd-fuzz-kubeconfig-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) std::abort();
     // Targets for relative file references.
     std::ofstream(tmpl + "/ca.crt") << "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
     std::ofstream(tmpl + "/token") << "fuzz-token\n";
     fs::create_directories(tmpl + "/sub");
+    // Removed at exit. The path is copied to a plain buffer: `dir` itself is destroyed
+    // before this handler runs (it is registered after it).
+    static char created[4096];
+    std::snprintf(created, sizeof created, "%s", tmpl.c_str());
+    std::atexit([] {
+      std::error_code ignored;
+      fs::remove_all(created, ignored);
+    });
     return tmpl;
   }();
   return dir;

@@ -7,7 +7,19 @@
 #   FUZZ_SECONDS  seconds per target (default 60), or
 #   FUZZ_RUNS     executions per target (wins over FUZZ_SECONDS when set)
 #   FUZZ_TARGETS  space-separated subset of: dgd watch kubeconfig kubesim (default: all)
-#   FUZZ_ARGS     extra libFuzzer flags (e.g. "-jobs=2 -workers=2")
+#   FUZZ_JOBS     parallel fuzzing processes per target (default 1). With N > 1 the target
+#                 runs as libFuzzer -jobs=N -workers=N: N processes sharing the corpus
+#                 directory, each given FUZZ_RUNS / N executions (or FUZZ_SECONDS); the table
+#                 shows the executions of all of them together.
+#   FUZZ_ARGS     extra libFuzzer flags, after run.sh's own (a later flag wins)
+#
+# Speed settings (docs/reliability.md "Fuzzing"): -entropic=0 (libFuzzer's entropic power
+# schedule keeps per-feature frequencies up to date on every execution; with the thousands
+# of features these targets touch that bookkeeping cost as much as the target itself), and
+# ASAN_OPTIONS malloc_context_size=5 (allocation / free stacks recorded 5 frames deep instead
+# of 30: only the report of a finding is shorter, what ASan detects is unchanged; replay a
+# finding with plain ASAN_OPTIONS for full stacks). Override either through FUZZ_ARGS /
+# ASAN_OPTIONS.
 #
 # Corpora: tests/fuzz/corpus/<target>/ holds the committed seeds; for `dgd` the recipes and
 # the DGDs under tests/golden/ are added at run time. What the fuzzer finds new goes to
@@ -22,6 +34,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 targets=${FUZZ_TARGETS:-dgd watch kubeconfig kubesim}
 seconds=${FUZZ_SECONDS:-60}
 runs=${FUZZ_RUNS:-}
+jobs=${FUZZ_JOBS:-1}
 work=$build/fuzz
 
 # Seeds assembled from the tree (not copied into tests/fuzz: they change with the recipes).
@@ -58,6 +71,13 @@ make_dict() {
   echo "-dict=$dict"
 }
 
+# Sums a libFuzzer final statistic over the logs given (one per fuzzing process).
+stat_sum() {
+  local name=$1
+  shift
+  cat "$@" 2>/dev/null | grep -oE "stat::$name: *[0-9]+" | grep -oE '[0-9]+$' | awk '{s += $1} END {if (NR) print s}'
+}
+
 status=0
 summary=()
 for t in $targets; do
@@ -69,32 +89,53 @@ for t in $targets; do
   mkdir -p "$work/corpus/$t" "$work/artifacts/$t" "$work/logs"
   seeds=$(assemble_seeds "$t")
   dict=$(make_dict "$t")
-  # The largest recipe is under 8 KiB; longer inputs only make each execution slower.
-  case $t in dgd) max_len=-max_len=8192 ;; *) max_len= ;; esac
-  if [ -n "$runs" ]; then bound="-runs=$runs"; else bound="-max_total_time=$seconds"; fi
+  # Input size caps: the largest recipe is under 8 KiB, the largest request sequence and
+  # kubeconfig seeds under 2 KiB; longer inputs only make each execution slower.
+  case $t in dgd) max_len=-max_len=8192 ;; kubesim | kubeconfig) max_len=-max_len=4096 ;; *) max_len= ;; esac
+  if [ -n "$runs" ]; then
+    bound="-runs=$(((runs + jobs - 1) / jobs))"
+  else
+    bound="-max_total_time=$seconds"
+  fi
+  parallel=
+  [ "$jobs" -gt 1 ] && parallel="-jobs=$jobs -workers=$jobs"
   log=$work/logs/$t.log
-  echo "== fuzz_$t ($bound)"
+  # With -jobs, libFuzzer writes each process's output to fuzz-<job>.log in the current
+  # directory: run in a directory of the target's own.
+  jobdir=$work/logs/$t.jobs
+  rm -rf "$jobdir"
+  mkdir -p "$jobdir"
+  echo "== fuzz_$t ($bound${parallel:+ $parallel})"
+  start=$(date +%s)
   set +e
   # shellcheck disable=SC2086
-  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    "$bin" $bound $dict $max_len -rss_limit_mb=2048 -timeout=60 -print_final_stats=1 \
-    -artifact_prefix="$work/artifacts/$t/" ${FUZZ_ARGS:-} \
-    "$work/corpus/$t" "$src/tests/fuzz/corpus/$t" "$seeds" >"$log" 2>&1
+  (cd "$jobdir" && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:malloc_context_size=5} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+    "$bin" $bound $dict $max_len -entropic=0 -rss_limit_mb=2048 -timeout=60 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/$t/" $parallel ${FUZZ_ARGS:-} \
+    "$work/corpus/$t" "$src/tests/fuzz/corpus/$t" "$seeds") >"$log" 2>&1
   rc=$?
   set -e
-  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
-  rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
-  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
+  wall=$(($(date +%s) - start))
+  # With -jobs the parent copies each job's log into its own when the job ends: count the
+  # job logs only.
+  logs=()
+  for f in "$jobdir"/fuzz-*.log; do [ -e "$f" ] && logs+=("$f"); done
+  [ ${#logs[@]} -eq 0 ] && logs=("$log")
+  execs=$(stat_sum number_of_executed_units "${logs[@]}")
+  rate=$([ -n "$execs" ] && [ "$wall" -gt 0 ] && echo $((execs / wall)))
+  cov=$(cat "${logs[@]}" | grep -oE 'cov: [0-9]+' | grep -oE '[0-9]+' | sort -n | tail -1)
   if [ $rc -ne 0 ]; then
     status=1
-    echo "   FAILED (exit $rc): see $log and $work/artifacts/$t/"
-    grep -E 'ERROR: |SUMMARY: |contract broken|threw|internal error|answers' "$log" | head -5 | sed 's/^/   /'
+    echo "   FAILED (exit $rc): see ${logs[*]} and $work/artifacts/$t/"
+    cat "${logs[@]}" | grep -E 'ERROR: |SUMMARY: |contract broken|threw|internal error|answers' | head -5 | sed 's/^/   /'
   fi
-  summary+=("$(printf '%-11s %12s %10s %8s %s' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" \
+  summary+=("$(printf '%-11s %12s %10s %8s %8s %s' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${wall}s" \
     "$([ $rc -eq 0 ] && echo ok || echo CRASH)")")
 done
 
 echo
-printf '%-11s %12s %10s %8s %s\n' target executions exec/s cov result
+echo "uptime: $(uptime)"
+printf '%-11s %12s %10s %8s %8s %s\n' target executions exec/s cov wall result
 printf '%s\n' "${summary[@]}"
 exit $status
