@@ -324,4 +324,6 @@ std::string jsonToYaml(const nlohmann::json& value) {
   return out;
 }
 
+void appendYaml(std::string& out, const nlohmann::json& value) { emit(out, value, 0); }
+
 }  // namespace dgd::api
