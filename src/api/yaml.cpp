@@ -4,6 +4,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <charconv>
 #include <sstream>
 
@@ -68,17 +69,42 @@ struct Converter {
 
 // ---- emitter -------------------------------------------------------------------------
 
+// Characters that decide a plain scalar's fate, by class: 1 control (always quoted),
+// 2 '#' and 3 ':' (quoted in some positions), 0 everything else.
+constexpr std::array<unsigned char, 256> kCharClass = [] {
+  std::array<unsigned char, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = 1;
+  t[0x7f] = 1;
+  t['#'] = 2;
+  t[':'] = 3;
+  return t;
+}();
+
+bool isAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
 bool needsQuotes(std::string_view s) {
   if (s.empty()) return true;
   if (s.front() == ' ' || s.back() == ' ') return true;
   // "-x" / "?x" / ":x" are plain-safe only when followed by a non-space; keep it simple.
   static constexpr std::string_view kIndicators = "-?:,[]{}#&*!|>'\"%@`";
-  if (kIndicators.find(s.front()) != std::string_view::npos) return true;
+  if (!isAsciiLetter(s.front()) && kIndicators.find(s.front()) != std::string_view::npos) return true;
   for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) return true;
-    if (c == '#' && i > 0 && s[i - 1] == ' ') return true;
-    if (c == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) return true;
+    switch (kCharClass[static_cast<unsigned char>(s[i])]) {
+      case 0: continue;
+      case 1: return true;
+      case 2:
+        if (i > 0 && s[i - 1] == ' ') return true;
+        continue;
+      default:  // ':'
+        if (i + 1 == s.size() || s[i + 1] == ' ') return true;
+    }
+  }
+  // A word starting with a letter is never a number, and a null or boolean word only when
+  // it has at most 5 characters and starts with one of their letters (plainIsString
+  // decides those).
+  if (isAsciiLetter(s.front())) {
+    static constexpr std::string_view kWordStarts = "nNtTyYoOfF";
+    if (s.size() > 5 || kWordStarts.find(s.front()) == std::string_view::npos) return false;
   }
   if (s == ".inf" || s == "-.inf" || s == "+.inf" || s == ".nan" || s == ".NaN" || s == ".Inf") return true;
   return !plainIsString(s);  // would read back as null / bool / number
