@@ -6,6 +6,8 @@
 
 #include <array>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <sstream>
 
 #include "api/yaml_block_reader.h"
@@ -82,13 +84,30 @@ constexpr std::array<unsigned char, 256> kCharClass = [] {
 
 bool isAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
+// Whether any of the 8 bytes of `w` is a control character (< 0x20 or 0x7f), '#' or ':'
+// (exact about "any", SWAR style: hasless / haszero of the bit-twiddling hacks).
+bool anySpecialByte(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const auto hasZero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  return ((w - 0x20 * kOnes) & ~w & kHigh) | hasZero(w ^ (0x7f * kOnes)) | hasZero(w ^ ('#' * kOnes)) |
+         hasZero(w ^ (':' * kOnes));
+}
+
 bool needsQuotes(std::string_view s) {
   if (s.empty()) return true;
   if (s.front() == ' ' || s.back() == ' ') return true;
   // "-x" / "?x" / ":x" are plain-safe only when followed by a non-space; keep it simple.
   static constexpr std::string_view kIndicators = "-?:,[]{}#&*!|>'\"%@`";
   if (!isAsciiLetter(s.front()) && kIndicators.find(s.front()) != std::string_view::npos) return true;
-  for (size_t i = 0; i < s.size(); ++i) {
+  // Eight bytes at a time up to the first word holding a byte that matters, then byte by
+  // byte from that word on.
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (anySpecialByte(w)) break;
+  }
+  for (; i < s.size(); ++i) {
     switch (kCharClass[static_cast<unsigned char>(s[i])]) {
       case 0: continue;
       case 1: return true;

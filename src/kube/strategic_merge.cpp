@@ -25,9 +25,27 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   throw PatchError(PatchError::Code::kInvalid, path, path.empty() ? message : path + ": " + message);
 }
 
+// Whether clean(v) would drop anything: a null member, a directive key, or a list item
+// that is a `$patch` marker. A walk without allocation, so that the common value (none
+// of these) is copied whole instead of rebuilt member by member.
+bool needs_cleaning(const json& v) {
+  if (v.is_object()) {
+    for (const auto& [k, child] : v.items()) {
+      if (child.is_null() || (!k.empty() && k[0] == '$') || needs_cleaning(child)) return true;
+    }
+  } else if (v.is_array()) {
+    for (const json& item : v) {
+      if (item.is_object() && item.contains(kPatch)) return true;
+      if (needs_cleaning(item)) return true;
+    }
+  }
+  return false;
+}
+
 // A value taken from the patch wholesale: drop nulls (IgnoreUnmatchedNulls),
 // directive keys, and list items that are `$patch: delete` markers.
 json clean(const json& v) {
+  if (!needs_cleaning(v)) return v;
   if (v.is_object()) {
     json out = json::object();
     for (const auto& [k, child] : v.items()) {
@@ -300,7 +318,6 @@ json merge_map(json original, const json& patch, const FieldSchema& schema, cons
       original.erase(k);
       continue;
     }
-    const std::string child = path + "." + k;
     auto it = original.find(k);
     if (it == original.end() || it->type() != value.type() ||
         (it->is_number() && value.is_number())) {
@@ -309,9 +326,9 @@ json merge_map(json original, const json& patch, const FieldSchema& schema, cons
     }
     const FieldSchema& sub = schema.field(k);
     if (value.is_object()) {
-      *it = merge_map(std::move(*it), value, sub, child);
+      *it = merge_map(std::move(*it), value, sub, path + "." + k);
     } else if (value.is_array()) {
-      *it = sub.patch_merge ? merge_list(*it, value, sub, child) : clean(value);
+      *it = sub.patch_merge ? merge_list(*it, value, sub, path + "." + k) : clean(value);
     } else {
       *it = value;
     }
