@@ -111,6 +111,8 @@ nlohmann::json resolvePlain(std::string s) {
   return s;
 }
 
+bool plainIsNull(std::string_view s) { return isNullWord(s); }
+
 bool plainIsString(std::string_view s) {
   if (isNullWord(s) || boolWord(s)) return false;
   if (allDigits(withoutSign(s))) return false;  // an integer, or a float beyond 64 bits
