@@ -99,18 +99,25 @@ const std::string& stringAt(const json& obj, const char* key) {
 
 json mergeEnv(json base, json over) {
   json out = base.is_array() ? std::move(base) : json::array();
-  if (!over.is_array()) return out;
-  for (auto& item : over) {
+  if (!over.is_array() || over.empty()) return out;
+  // Each item's name looked up once. The pointers stay valid while `out` grows (a json
+  // value's members live on the heap, not in the array), and the one of a replaced item
+  // is taken again from its new value.
+  auto& items = out.get_ref<json::array_t&>();
+  std::vector<const std::string*> names;
+  names.reserve(items.size() + over.size());
+  for (const auto& existing : items) names.push_back(&stringAt(existing, "name"));
+  for (auto& item : over.get_ref<json::array_t&>()) {
     const std::string& name = stringAt(item, "name");
-    bool replaced = false;
-    for (auto& existing : out) {
-      if (stringAt(existing, "name") == name) {
-        existing = std::move(item);
-        replaced = true;
-        break;
-      }
+    size_t i = 0;
+    while (i < names.size() && *names[i] != name) ++i;
+    if (i < names.size()) {
+      items[i] = std::move(item);
+      names[i] = &stringAt(items[i], "name");
+    } else {
+      items.push_back(std::move(item));
+      names.push_back(&stringAt(items.back(), "name"));
     }
-    if (!replaced) out.push_back(std::move(item));
   }
   return out;
 }
