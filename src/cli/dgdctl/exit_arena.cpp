@@ -23,14 +23,25 @@
 
 namespace {
 
-// [begin, end) of the arena; next == 0 while it is not in use. begin and end are written
-// once, before next is published.
-std::atomic<std::uintptr_t> g_next{0};
+using dgd::cli::kExitArenaBytes;
+using dgd::cli::kExitArenaSmallBlock;
+
+// The alignment operator new guarantees (__STDCPP_DEFAULT_NEW_ALIGNMENT__), and the
+// step between size classes.
+constexpr std::size_t kAlign = 16;
+constexpr std::size_t kClasses = kExitArenaSmallBlock / kAlign + 1;
+
+// [begin, end) of the region, written once by useExitArena(); read by every thread's
+// operator delete to tell region blocks from malloc's.
 std::atomic<std::uintptr_t> g_begin{0};
 std::atomic<std::uintptr_t> g_end{0};
 
-// The alignment operator new guarantees (__STDCPP_DEFAULT_NEW_ALIGNMENT__).
-constexpr std::size_t kAlign = 16;
+// Owned by the arena's thread only (no synchronisation needed).
+thread_local bool tArenaThread = false;
+std::uintptr_t g_next = 0;       // bump pointer
+void* g_free[kClasses] = {};     // per size class: singly linked list through the blocks
+
+std::size_t sizeClass(std::size_t n) { return n == 0 ? 1 : (n + kAlign - 1) / kAlign; }
 
 bool inArena(const void* p) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -49,17 +60,40 @@ void* mallocOrThrow(std::size_t n) {
 }
 
 void* allocate(std::size_t n) {
-  if (g_next.load(std::memory_order_relaxed) != 0 && n <= dgd::cli::kExitArenaBytes) {
-    const std::size_t size = n == 0 ? kAlign : (n + kAlign - 1) & ~(kAlign - 1);
-    const std::uintptr_t p = g_next.fetch_add(size, std::memory_order_relaxed);
-    // Past the end: the arena is used up and stays so (next only grows); malloc from now on.
-    if (p + size <= g_end.load(std::memory_order_relaxed)) return reinterpret_cast<void*>(p);
+  if (tArenaThread && n <= kExitArenaBytes) {
+    std::size_t size;
+    if (n <= kExitArenaSmallBlock) {
+      const std::size_t c = sizeClass(n);
+      if (void* p = g_free[c]) {
+        g_free[c] = *static_cast<void**>(p);
+        return p;
+      }
+      size = c * kAlign;
+    } else {
+      size = (n + kAlign - 1) & ~(kAlign - 1);
+    }
+    if (size <= g_end.load(std::memory_order_relaxed) - g_next) {
+      void* p = reinterpret_cast<void*>(g_next);
+      g_next += size;
+      return p;
+    }
+    // The region is used up: malloc from here on.
   }
   return mallocOrThrow(n);
 }
 
-void release(void* p) noexcept {
-  if (!inArena(p)) std::free(p);
+// `n`: the size given to operator new, when the caller says it (sized delete).
+void release(void* p, std::size_t n) noexcept {
+  if (!inArena(p)) {
+    std::free(p);
+    return;
+  }
+  if (tArenaThread && n != 0 && n <= kExitArenaSmallBlock) {
+    const std::size_t c = sizeClass(n);
+    *static_cast<void**>(p) = g_free[c];
+    g_free[c] = p;
+  }
+  // Otherwise (a large block, a size not given, another thread) the block stays unused.
 }
 
 }  // namespace
@@ -67,20 +101,20 @@ void release(void* p) noexcept {
 namespace dgd::cli {
 
 void useExitArena() {
-  if (g_next.load() != 0) return;
+  if (g_begin.load() != 0) return;
   void* base = mmap(nullptr, kExitArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                     -1, 0);
   if (base == MAP_FAILED) return;  // stay with malloc
   const auto begin = reinterpret_cast<std::uintptr_t>(base);
-  g_begin.store(begin);
+  g_next = begin;
   g_end.store(begin + kExitArenaBytes);
-  g_next.store(begin);
+  g_begin.store(begin);
+  tArenaThread = true;
 }
 
 std::size_t exitArenaUsed() {
-  const auto next = g_next.load(), begin = g_begin.load(), end = g_end.load();
-  if (next == 0) return 0;
-  return (next < end ? next : end) - begin;
+  const auto begin = g_begin.load();
+  return begin == 0 ? 0 : g_next - begin;
 }
 
 }  // namespace dgd::cli
@@ -101,12 +135,12 @@ void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
     return nullptr;
   }
 }
-void operator delete(void* p) noexcept { release(p); }
-void operator delete[](void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t) noexcept { release(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete(void* p) noexcept { release(p, 0); }
+void operator delete[](void* p) noexcept { release(p, 0); }
+void operator delete(void* p, std::size_t n) noexcept { release(p, n); }
+void operator delete[](void* p, std::size_t n) noexcept { release(p, n); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p, 0); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p, 0); }
 
 #else  // sanitizers: their allocator, untouched
 
