@@ -129,16 +129,38 @@ bool needsQuotes(std::string_view s) {
   return !plainIsString(s);  // would read back as null / bool / number
 }
 
+// Whether any of the 8 bytes of `w` is a control character (< 0x20, newline and tab
+// included) or DEL (exact about "any", as anySpecialByte).
+bool anyControlByte(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const uint64_t del = w ^ (0x7f * kOnes);
+  return (((w - 0x20 * kOnes) & ~w) | ((del - kOnes) & ~del)) & kHigh;
+}
+
 bool literalBlockOk(const std::string& s) {
   if (s.find('\n') == std::string::npos) return false;
   if (s.front() == ' ' || s.front() == '\n') return false;  // needs an indentation indicator
   // At most one trailing newline ("|" or "|-").
   if (s.size() >= 2 && s[s.size() - 1] == '\n' && s[s.size() - 2] == '\n') return false;
-  for (unsigned char c : s) {
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;
-  }
-  for (size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] == ' ' && s[i + 1] == '\n') return false;  // trailing spaces would be invisible
+  // No control character but newline and tab, no DEL, and no trailing spaces on a line
+  // (they would be invisible); whole words without a control byte are skipped.
+  size_t i = 0;
+  while (i < s.size()) {
+    if (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if (!anyControlByte(w)) {
+        i += 8;
+        continue;
+      }
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') {
+      if (i > 0 && s[i - 1] == ' ') return false;
+    } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      return false;
+    }
+    ++i;
   }
   return true;
 }
@@ -152,8 +174,13 @@ void appendQuoted(std::string& out, const std::string& s) {
   }
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
+  // Runs of characters that need no escape are appended whole.
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s, run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -163,15 +190,12 @@ void appendQuoted(std::string& out, const std::string& s) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;
-        }
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xf];
     }
   }
+  out.append(s, run, std::string::npos);
   out += '"';
 }
 

@@ -106,6 +106,9 @@ TEST(Yaml, EmitterQuotesOnlyWhatPlainWouldChange) {
       {"h\xc3\xa9llo w\xc3\xb6rld and more", false},
       // leading / trailing spaces and indicators
       {" abcdefghij", true}, {"abcdefghij ", true}, {"-m", true}, {"*x", true}, {"@ab", true},
+      // multi-line: a literal block, unless a line ends in a space (quoted, escaped)
+      {"abcdefghijkl\nmnopqrstuvwx\n", false}, {"abcdefghij \nklm", true}, {"abc\nabcdefghijkl \nx", true},
+      {"say \"hi\" \\ abcdefgh\x01", true},
   };
   for (const auto& [value, quoted] : cases) {
     const std::string yaml = jsonToYaml(json{{"k", value}});
