@@ -29,18 +29,19 @@ bool readInput(const std::string& file, std::string& text, std::string& source) 
     std::cerr << "dgdctl: cannot read " << file << "\n";
     return false;
   }
-  // A regular file in one read of its size (the second read sees its end); a pipe or a
-  // /proc-style file (size 0) in chunks.
+  // A regular file in one read of its size into a buffer one byte larger (the second
+  // read, into that byte, sees the end); a pipe or a /proc-style file (size 0) in chunks.
   struct stat st {};
-  const size_t chunk = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
-                           ? static_cast<size_t>(st.st_size) + 1
-                           : size_t{1} << 16;
+  constexpr size_t kChunk = size_t{1} << 16;
   text.clear();
+  text.reserve(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1
+                                                                             : kChunk);
   bool ok = true;
   for (;;) {
     const size_t used = text.size();
-    text.resize(used + chunk);
-    const ssize_t n = ::read(fd, text.data() + used, chunk);
+    const size_t want = text.capacity() > used ? text.capacity() - used : kChunk;
+    text.resize(used + want);
+    const ssize_t n = ::read(fd, text.data() + used, want);
     text.resize(used + static_cast<size_t>(n > 0 ? n : 0));
     if (n > 0 || (n < 0 && errno == EINTR)) continue;
     ok = n == 0;
