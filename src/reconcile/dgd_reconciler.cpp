@@ -10,12 +10,14 @@
 #include "dgd/api/validate.h"
 #include "dgd/kube/desired_state.h"
 #include "dgd/kube/field_schema.h"
+#include "dgd/kube/watch_scan.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/model_cache.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/serving.h"
+#include "dgd/reconcile/smoke.h"
 #include "dgd/reconcile/status.h"
 #include "dgd/render/render.h"
 
@@ -39,6 +41,10 @@ constexpr int64_t kMaxProgressIntervalMs = 60000;
 
 // How often a DGD whose model-cache PVC does not exist looks for it again.
 constexpr std::chrono::seconds kClaimPollInterval{10};
+
+// Longest a status pass trusts the last full pass: a bound on how long a change that
+// came without an event (a CRD removed, a missed classification) goes unseen.
+constexpr std::chrono::seconds kSteadyMaxAge{30};
 
 std::string meta_string(const json& obj, const char* field) {
   auto m = obj.find("metadata");
@@ -68,6 +74,30 @@ bool has_controller_ref(const json& obj) {
   auto refs = m->find("ownerReferences");
   if (refs == m->end() || !refs->is_array()) return false;
   return std::any_of(refs->begin(), refs->end(), [](const json& r) { return r.value("controller", false); });
+}
+
+// What the spec pipeline reads of the DGD besides its spec: uid (owner references),
+// generation (every spec edit moves it), labels and annotations.
+std::string spec_fingerprint(const json& dgd) {
+  std::string fp = meta_string(dgd, "uid") + "\n" + std::to_string(generation_of(dgd));
+  auto m = dgd.find("metadata");
+  if (m != dgd.end() && m->is_object()) {
+    for (const char* k : {"labels", "annotations"}) {
+      auto f = m->find(k);
+      fp += "\n";
+      if (f != m->end()) fp += std::to_string(std::hash<std::string>{}(f->dump()));
+    }
+  }
+  return fp;
+}
+
+// The model cache's condition, and Ready's reason while the workers wait for it.
+void report_model_cache(const ModelCacheVerdict& verdict, StatusInput& in) {
+  in.extra_conditions.push_back(verdict.condition);
+  if (verdict.hold_workers) {
+    in.held_back_reason = kReasonWaitingForModelCache;
+    in.held_back_message = "the workers wait for the model cache: " + verdict.condition.message;
+  }
 }
 
 std::string describe(const json& obj) { return obj.value("kind", "") + " " + meta_string(obj, "name"); }
@@ -135,6 +165,153 @@ bool dgd_change_needs_reconcile(const json& before, const json& after) {
          !same_except(meta_a, meta_b, {"resourceVersion", "managedFields"});
 }
 
+struct DgdReconciler::SteadyState {
+  struct Component {
+    std::string name, type;
+    int32_t desired_replicas = 0;
+    std::string deployment;  // its Deployment's name
+    bool template_current = false;
+  };
+  std::string fingerprint;  // spec_fingerprint of the DGD that pass read
+  std::chrono::steady_clock::time_point at;
+  std::vector<Component> components;
+  std::vector<std::pair<std::string, int32_t>> placement;  // placement_components
+  std::optional<ModelCacheSpec> cache;  // model_cache_spec of the graph
+  bool held_workers = false;            // that pass held the workers back
+  SmokePlan smoke;
+};
+
+DgdReconciler::~DgdReconciler() = default;
+
+void DgdReconciler::note_spec_change(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Only DGDs this process reconciles: a key it never saw gets the full pass anyway.
+  if (uids_.count(key) > 0) spec_changed_.insert(key);
+}
+
+std::shared_ptr<const DgdReconciler::SteadyState> DgdReconciler::take_steady(const std::string& key,
+                                                                              const std::string& fingerprint) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Taken by every pass: a change noted after this point brings the next pass back full.
+  const bool changed = spec_changed_.erase(key) > 0;
+  auto it = steady_.find(key);
+  if (it == steady_.end()) return nullptr;
+  if (changed || it->second->fingerprint != fingerprint ||
+      std::chrono::steady_clock::now() - it->second->at > kSteadyMaxAge) {
+    steady_.erase(it);
+    return nullptr;
+  }
+  return it->second;
+}
+
+ReconcileResult DgdReconciler::status_pass(const runtime::ObjectKey& key, const json& dgd, const SteadyState& steady,
+                                           StatusInput& status_in) {
+  const std::string id = key.str();
+  const ChildKind* deployments = find_child_kind("apps/v1", "Deployment");
+  std::vector<std::optional<json>> live(steady.components.size());  // kept alive for status_in
+  for (size_t i = 0; i < steady.components.size(); ++i) {
+    const auto& c = steady.components[i];
+    live[i] = cluster_.cached(*deployments, key.ns, c.deployment);
+    if (!live[i]) {
+      // Gone since the full pass (its delete event is on its way): make the full pass now.
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        steady_.erase(id);
+      }
+      return reconcile(key);
+    }
+    ComponentObservation obs;
+    obs.name = c.name;
+    obs.type = c.type;
+    obs.desired_replicas = c.desired_replicas;
+    obs.deployment = &*live[i];
+    obs.template_current = c.template_current;
+    status_in.components.push_back(obs);
+  }
+  // The download Job's state is read here: only a change of whether the workers wait
+  // for it (or a Job that is gone or failed) needs the full pass.
+  std::optional<json> job;
+  if (steady.cache) {
+    ModelCacheObservation seen;
+    if (!steady.cache->job_name.empty()) {
+      job = cluster_.cached(*find_child_kind("batch/v1", "Job"), key.ns, steady.cache->job_name);
+      if (job) seen.job = &*job;
+    }
+    const ModelCacheVerdict verdict = assess_model_cache(*steady.cache, seen);
+    const bool job_lost = !steady.cache->job_name.empty() && (!job || job->value("/status/failed"_json_pointer, 0) > 0);
+    if (job_lost || verdict.hold_workers != steady.held_workers) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        steady_.erase(id);
+      }
+      return reconcile(key);
+    }
+    report_model_cache(verdict, status_in);
+  }
+  if (auto placement = placement_status(cluster_, key.ns, key.name, steady.placement)) {
+    status_in.extra_conditions.push_back(*placement);
+  }
+  if (options_.serving != nullptr) {
+    add_serving_condition(*options_.serving, events_, dgd, key.ns, key.name, steady.smoke, status_in);
+  }
+  return finish_pass(id, dgd, status_in.generation, status_in, {}, {}, false);
+}
+
+namespace {
+
+// `text` (a JSON object) as "key=value" spans without status, metadata.resourceVersion
+// and metadata.managedFields; nullopt when it is not a JSON object. Equal objects in
+// compact form give equal strings (the cache holds nlohmann dumps: sorted keys).
+std::optional<std::string> without_status(std::string_view text) {
+  kube::JsonScanner s(text);
+  std::string out;
+  out.reserve(text.size());
+  auto append_value = [&]() {
+    const size_t start = s.pos();
+    if (!s.value()) return false;
+    out.append(text.substr(start, s.pos() - start));
+    out += ',';
+    return true;
+  };
+  std::string_view key;
+  if (!s.begin_object()) return std::nullopt;
+  while (s.next_member(key)) {
+    if (key == "status") {
+      if (!s.value()) return std::nullopt;
+      continue;
+    }
+    out.append(key);
+    out += '=';
+    if (key == "metadata" && s.peek() == '{') {
+      std::string_view mk;
+      s.begin_object();
+      while (s.next_member(mk)) {
+        if (mk == "resourceVersion" || mk == "managedFields") {
+          if (!s.value()) return std::nullopt;
+          continue;
+        }
+        out.append(mk);
+        out += ':';
+        if (!append_value()) return std::nullopt;
+      }
+      out += ';';
+    } else if (!append_value()) {
+      return std::nullopt;
+    }
+  }
+  if (!s.ok() || !s.at_end()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+bool changed_outside_status(std::string_view before, std::string_view after) {
+  const auto a = without_status(before);
+  if (!a) return true;
+  const auto b = without_status(after);
+  return !b || *a != *b;
+}
+
 DgdReconciler::DgdReconciler(Cluster& cluster, const recipes::Catalog& catalog, DgdReconcilerOptions options)
     : cluster_(cluster), catalog_(catalog), options_(std::move(options)), events_(cluster, options_.instance) {}
 
@@ -174,12 +351,15 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   if (!found) {
     // Deleted: the garbage collector removes the children (ownerReferences).
     if (options_.serving != nullptr) options_.serving->forget(id);
+    note_job_use(id, "");
     std::string uid;
     {
       std::lock_guard<std::mutex> lock(mu_);
       last_problem_.erase(id);
       failures_.erase(id);
       last_status_write_.erase(id);
+      steady_.erase(id);
+      spec_changed_.erase(id);
       auto it = uids_.find(id);
       if (it != uids_.end()) {
         uid = it->second;
@@ -206,6 +386,19 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     return ReconcileResult::done();
   }
   const int64_t generation = generation_of(dgd);
+  StatusInput status_in;
+  status_in.generation = generation;
+  status_in.now = now_rfc3339();
+  auto prev_status = dgd.find("status");
+  if (prev_status != dgd.end()) status_in.previous_status = &*prev_status;
+
+  // Nothing but statuses changed since a full pass found every child as desired.
+  const std::string fingerprint = spec_fingerprint(dgd);
+  if (auto steady = take_steady(id, fingerprint)) {
+    spdlog::debug("dgd={}: status pass (children as the full pass left them)", id);
+    return status_pass(key, dgd, *steady, status_in);
+  }
+  spdlog::debug("dgd={}: full pass", id);
 
   // --- spec: parse -> validate -> expand -> validate the graph -> render.
   std::vector<std::string> spec_errors;
@@ -232,12 +425,6 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     rendered = render::render(expanded->graph, ro);
     append_errors(rendered->errors, spec_errors);
   }
-
-  StatusInput status_in;
-  status_in.generation = generation;
-  status_in.now = now_rfc3339();
-  auto prev_status = dgd.find("status");
-  if (prev_status != dgd.end()) status_in.previous_status = &*prev_status;
 
   // Live children, by kind; kept alive for the pointers handed to the planner.
   std::vector<json> live_store;
@@ -289,6 +476,10 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     return ReconcileResult::done();
   }
 
+  // The download Job this DGD uses, recorded before the caches are read (dgds_using_job).
+  const std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
+  note_job_use(id, cache && !cache->job_name.empty() ? key.ns + "/" + cache->job_name : "");
+
   // --- children.
   std::vector<json> desired;
   std::vector<std::string> sync_problems;
@@ -338,7 +529,6 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   // --- model cache (model_cache.h): a missing download Job is created after the other
   // children (it is owned by the PVC, whose uid is known then); until it has completed
   // the workers are held back.
-  const std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
   std::optional<json> new_job;
   ModelCacheObservation cache_seen;
   // Keys of live children left exactly as they are: the download Job once it exists (its
@@ -511,15 +701,15 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   for (const auto& p : job_pods) cache_seen.job_pods.push_back(&p);
   if (cache) {
     const ModelCacheVerdict verdict = assess_model_cache(*cache, cache_seen);
-    status_in.extra_conditions.push_back(verdict.condition);
-    if (verdict.hold_workers) {
-      status_in.held_back_reason = kReasonWaitingForModelCache;
-      status_in.held_back_message = "the workers wait for the model cache: " + verdict.condition.message;
-    }
+    report_model_cache(verdict, status_in);
   }
 
   // --- status.
   status_in.sync_problems = sync_problems;
+  auto steady = std::make_shared<SteadyState>();
+  steady->fingerprint = fingerprint;
+  steady->cache = cache;
+  steady->held_workers = !status_in.held_back_reason.empty();
   for (const auto& c : expanded->graph.spec.components) {
     ComponentObservation obs;
     obs.name = c.name;
@@ -540,19 +730,43 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       obs.template_current = is_controlled_by(*obs.deployment, uid) && holds(*obs.deployment, *want);
     }
     status_in.components.push_back(obs);
+    steady->components.push_back({obs.name, obs.type, obs.desired_replicas, dep_name, obs.template_current});
   }
-  if (auto placement = placement_status(cluster_, key.ns, key.name, expanded->graph)) {
+  steady->placement = placement_components(expanded->graph);
+  if (auto placement = placement_status(cluster_, key.ns, key.name, steady->placement)) {
     status_in.extra_conditions.push_back(*placement);
   }
   if (options_.serving != nullptr) {
-    add_serving_condition(*options_.serving, events_, dgd, key.ns, key.name, parsed.dgd, expanded->graph, status_in);
+    api::Dgd named = expanded->graph;
+    if (named.metadata.name.empty()) named.metadata.name = key.name;
+    steady->smoke = smoke_plan(parsed.dgd, named);
+    add_serving_condition(*options_.serving, events_, dgd, key.ns, key.name, steady->smoke, status_in);
   }
+  // Every child as desired and nothing pending: later passes may be status passes.
+  const bool settled = api_errors.empty() && sync_problems.empty() && plan.apply.empty() && plan.remove.empty() &&
+                       !new_job.has_value() && !waiting_for_claim;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (settled) {
+      steady->at = std::chrono::steady_clock::now();
+      steady_[id] = std::move(steady);
+    } else {
+      steady_.erase(id);
+    }
+  }
+  return finish_pass(id, dgd, generation, status_in, std::move(api_errors), sync_problems, waiting_for_claim);
+}
+
+ReconcileResult DgdReconciler::finish_pass(const std::string& id, const json& dgd, int64_t generation,
+                                           const StatusInput& status_in, std::vector<std::string> api_errors,
+                                           const std::vector<std::string>& sync_problems, bool waiting_for_claim) {
+  const json* prev = status_in.previous_status;
   json status = compute_status(status_in);
-  const bool changed = prev_status == dgd.end() || status_changed(*prev_status, status);
+  const bool changed = prev == nullptr || status_changed(*prev, status);
   // Progress only (counts, messages): not sooner than the progress interval after this
   // DGD's last status write; the requeue below writes it then, if still true.
   std::chrono::milliseconds progress_wait{0};
-  const bool transition = changed && status_transition(prev_status == dgd.end() ? nullptr : &*prev_status, status);
+  const bool transition = changed && status_transition(prev, status);
   if (changed && !transition) progress_wait = progress_delay(id);
   if (changed && progress_wait.count() > 0) {
     spdlog::debug("dgd={}: status progress written in {} ms", id, progress_wait.count());
@@ -589,7 +803,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
         }
         spdlog::debug("dgd={}: status written ({}):{}", id, transition ? "transition" : "progress", conds);
       }
-      const auto before = prev_status == dgd.end() ? std::pair<std::string, int64_t>{"", 0} : ready_of(*prev_status);
+      const auto before = prev == nullptr ? std::pair<std::string, int64_t>{"", 0} : ready_of(*prev);
       const auto after = ready_of(status);
       if (after.first == "True" && (before.first != "True" || before.second != generation)) {
         spdlog::info("dgd={}: generation {} rolled out, Ready", id, generation);
@@ -622,6 +836,30 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     result.requeue_after = progress_wait;
   }
   return result;
+}
+
+void DgdReconciler::note_job_use(const std::string& key, const std::string& job_key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = job_of_.find(key);
+  if (it != job_of_.end()) {
+    if (it->second == job_key) return;
+    auto users = job_users_.find(it->second);
+    if (users != job_users_.end()) {
+      users->second.erase(key);
+      if (users->second.empty()) job_users_.erase(users);
+    }
+    job_of_.erase(it);
+  }
+  if (job_key.empty()) return;
+  job_of_[key] = job_key;
+  job_users_[job_key].insert(key);
+}
+
+std::vector<std::string> DgdReconciler::dgds_using_job(const std::string& ns, const std::string& job_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = job_users_.find(ns + "/" + job_name);
+  if (it == job_users_.end()) return {};
+  return {it->second.begin(), it->second.end()};
 }
 
 void DgdReconciler::note_status_write(const std::string& key, bool transition) {

@@ -222,14 +222,18 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   cluster.set_placement_stores(&pods.store(), &nodes.store());
 }
 
-// A download Job is owned by its cache PVC, not by a DGD, and every DGD of its
-// namespace may wait on it (model_cache.h): wake them all when its state changes.
-runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controller, runtime::Informer& dgds,
+// A download Job is owned by its cache PVC, not by a DGD, and several DGDs may wait on
+// it (model_cache.h): wake the ones whose latest reconcile used it. (Waking every DGD of
+// the namespace cost N reconciles per Job state change: at N = 50 with 10 DGDs per
+// namespace, most of the reconciles of a converging fleet.)
+runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controller, DgdReconciler& reconciler,
                                                    std::chrono::milliseconds window) {
-  auto wake = [&controller, &dgds, window](const runtime::ObjectPtr& job) {
+  auto wake = [&controller, &reconciler, window](const runtime::ObjectPtr& job) {
     const json obj = job->object();
     if (obj.value("/metadata/labels"_json_pointer, json::object()).count(render::kLabelModelCache) == 0) return;
-    for (const auto& d : dgds.store().list(job->ns())) controller.queue().add_after(d->key(), window);
+    for (const auto& key : reconciler.dgds_using_job(job->ns(), job->name())) {
+      controller.queue().add_after(key, window);
+    }
   };
   runtime::EventHandler h;
   h.on_add = wake;
@@ -237,6 +241,30 @@ runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controll
   h.on_update = [wake](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
     const json a = before->object(), b = after->object();
     if (download_state_changed(&a, &b)) wake(after);
+  };
+  return h;
+}
+
+// A child added, deleted or changed outside its status sends its DGD through the full
+// pass (DgdReconciler::note_spec_change); a status-only change (a Deployment's replica
+// counts) leaves it to the status pass. Added before the handler that enqueues, so the
+// note is there when the reconcile runs.
+runtime::EventHandler note_child_spec_changes(DgdReconciler& reconciler) {
+  auto note = [&reconciler](const runtime::ObjectPtr& o) {
+    for (const auto& r : o->owner_refs()) {
+      if (!r.controller || r.kind != api::kKind || r.api_version.rfind(std::string(api::kGroup) + "/", 0) != 0) continue;
+      reconciler.note_spec_change(o->ns().empty() ? r.name : o->ns() + "/" + r.name);
+    }
+  };
+  runtime::EventHandler h;
+  h.on_add = note;
+  h.on_delete = note;
+  h.on_update = [note](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+    // Same test as for the DGD itself: anything but status, resourceVersion, managedFields.
+    if (changed_outside_status(before->json_text(), after->json_text())) {
+      note(before);
+      note(after);
+    }
   };
   return h;
 }
@@ -319,7 +347,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     runtime::EventHandler h = controller.enqueue_self();
     runtime::WorkQueue* q = &controller.queue();
     h.on_update = [q](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
-      if (dgd_change_needs_reconcile(before->object(), after->object())) q->add(after->key());
+      if (changed_outside_status(before->json_text(), after->json_text())) q->add(after->key());
     };
     dgds.add_handler(h);
   }
@@ -342,8 +370,9 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     }
     if (p == Probe::kServed) {
       runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
+      inf.add_handler(note_child_spec_changes(*reconciler));
       inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
-      if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, dgds, window));
+      if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, *reconciler, window));
       cluster.set_store(kind, &inf.store());
     } else {
       spdlog::warn("{} is not served by the API server ({}); DGDs that need a {} report it in their status; "
@@ -366,6 +395,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
           continue;
         }
         auto inf = std::make_unique<runtime::Informer>(client, child_informer(**it, options.watch_namespace));
+        inf->add_handler(note_child_spec_changes(*reconciler));
         inf->add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
         inf->start();
         while (!inf->wait_for_sync(std::chrono::milliseconds(200)) && !t.cancelled()) {

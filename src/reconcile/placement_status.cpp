@@ -28,11 +28,22 @@ const json& pod_scheduled(const json& pod) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, int32_t>> placement_components(const api::Dgd& graph) {
+  std::vector<std::pair<std::string, int32_t>> out;
+  for (const auto& c : graph.spec.components) out.emplace_back(c.name, c.replicas.value_or(1));
+  return out;
+}
+
 std::optional<Condition> placement_status(Cluster& cluster, const std::string& ns, const std::string& name,
                                           const api::Dgd& graph) {
+  return placement_status(cluster, ns, name, placement_components(graph));
+}
+
+std::optional<Condition> placement_status(Cluster& cluster, const std::string& ns, const std::string& name,
+                                          const std::vector<std::pair<std::string, int32_t>>& components) {
   PlacementInput in;
   in.dgd_name = name;
-  for (const auto& c : graph.spec.components) in.components.emplace_back(c.name, c.replicas.value_or(1));
+  in.components = components;
   in.pods = cluster.dgd_pods(ns, name);
   bool unschedulable = false;
   for (const auto& p : in.pods) {

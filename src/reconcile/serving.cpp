@@ -306,7 +306,11 @@ void add_serving_condition(ServingChecks& checks, EventRecorder& events, const j
                            const std::string& name, const api::Dgd& user, const api::Dgd& graph, StatusInput& in) {
   api::Dgd named = graph;
   if (named.metadata.name.empty()) named.metadata.name = name;
-  const SmokePlan plan = smoke_plan(user, named);
+  add_serving_condition(checks, events, dgd, ns, name, smoke_plan(user, named), in);
+}
+
+void add_serving_condition(ServingChecks& checks, EventRecorder& events, const json& dgd, const std::string& ns,
+                           const std::string& name, const SmokePlan& plan, StatusInput& in) {
   bool ready = false;
   const json status = compute_status(in);
   for (const auto& c : status.value("conditions", json::array())) {

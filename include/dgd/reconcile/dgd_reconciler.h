@@ -17,6 +17,12 @@
 //     out the current template), written only when it changed: at once when a
 //     condition changes status or a generation is observed, while progress alone
 //     (replica counts, messages) is written at most once per progress interval.
+// Status pass: when the last full pass (2-3) found every child as desired and since
+// then only statuses changed (a Deployment's replica counts, pods, nodes, a progress
+// requeue), steps 2-3 are skipped and step 4 reads what that pass found. Anything else
+// brings the full pass back: a new generation, labels or annotations of the DGD, a
+// child added, deleted or changed outside its status (note_spec_change), a download
+// Job's change, an error, or 30 s since the last full pass.
 // Events (Normal ChildCreated / ChildUpdated / ChildDeleted / RolloutComplete,
 // Warning InvalidSpec / ApplyFailed / KindNotServed) are sent once per
 // generation and only when something happened. At rest: zero writes.
@@ -28,14 +34,18 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "dgd/reconcile/cluster.h"
 #include "dgd/reconcile/events.h"
+#include "dgd/reconcile/status.h"
 #include "dgd/runtime/controller.h"
 
 namespace dgd::recipes {
@@ -53,6 +63,9 @@ inline constexpr const char* kFieldManager = "dgd-operator";
 // answer by computing the same status again. Everything a reconcile reads from the DGD
 // (spec, labels, annotations, deletionTimestamp, finalizers, uid) makes it true.
 bool dgd_change_needs_reconcile(const nlohmann::json& before, const nlohmann::json& after);
+// The same test on two compact JSON texts (an informer's cached objects) without parsing
+// them; true when either is not a JSON object. Used for every child update, so cheap.
+bool changed_outside_status(std::string_view before, std::string_view after);
 
 struct DgdReconcilerOptions {
   // Reporting instance of events (the pod name or leader identity).
@@ -71,7 +84,20 @@ class DgdReconciler final : public runtime::Reconciler {
   // `cluster` and `catalog` must outlive the reconciler.
   DgdReconciler(Cluster& cluster, const recipes::Catalog& catalog, DgdReconcilerOptions options = {});
 
+  ~DgdReconciler() override;
+
   runtime::ReconcileResult reconcile(const runtime::ObjectKey& key) override;
+
+  // The next reconcile of `key` ("ns/name") makes the full pass: a child of it was added,
+  // deleted or changed outside its status, or its download Job changed. Informer handlers
+  // call this before they enqueue the key.
+  void note_spec_change(const std::string& key);
+
+  // Keys ("ns/name") of the DGDs whose latest reconcile found that they use the download
+  // Job ns/job_name (the same model, revision and cache share one Job). A reconcile
+  // records its Job before it reads the Job from the cache, so a change of the Job after
+  // that read always finds the DGD here. Empty when no DGD is known to use it.
+  std::vector<std::string> dgds_using_job(const std::string& ns, const std::string& job_name);
 
  private:
   // Logs `problem` at warn the first time it is seen for `key`, at debug after.
@@ -100,6 +126,22 @@ class DgdReconciler final : public runtime::Reconciler {
     std::chrono::milliseconds progress_interval{0};
   };
   std::map<std::string, StatusWrite> last_status_write_;
+  // Download Jobs in use: "ns/job" -> DGD keys, and DGD key -> its "ns/job".
+  std::map<std::string, std::set<std::string>> job_users_;
+  std::map<std::string, std::string> job_of_;
+  void note_job_use(const std::string& key, const std::string& job_key);
+
+  // What the last full pass of a DGD found (dgd_reconciler.cpp), for status passes.
+  struct SteadyState;
+  std::shared_ptr<const SteadyState> take_steady(const std::string& key, const std::string& fingerprint);
+  runtime::ReconcileResult status_pass(const runtime::ObjectKey& key, const nlohmann::json& dgd,
+                                       const SteadyState& steady, StatusInput& status_in);
+  // Step 4 and the result: computes and writes the status, logs problems.
+  runtime::ReconcileResult finish_pass(const std::string& id, const nlohmann::json& dgd, int64_t generation,
+                                       const StatusInput& status_in, std::vector<std::string> api_errors,
+                                       const std::vector<std::string>& sync_problems, bool waiting_for_claim);
+  std::map<std::string, std::shared_ptr<const SteadyState>> steady_;
+  std::set<std::string> spec_changed_;  // keys whose next pass must be full
 };
 
 }  // namespace dgd::reconcile

@@ -9,6 +9,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -20,6 +22,11 @@ namespace dgd::reconcile {
 
 std::optional<Condition> placement_status(Cluster& cluster, const std::string& ns, const std::string& name,
                                           const api::Dgd& graph);
+// The same from the graph's components as (name, replicas).
+std::optional<Condition> placement_status(Cluster& cluster, const std::string& ns, const std::string& name,
+                                          const std::vector<std::pair<std::string, int32_t>>& components);
+// The graph's components as placement_status reads them.
+std::vector<std::pair<std::string, int32_t>> placement_components(const api::Dgd& graph);
 
 // True when `before` -> `after` changes what the Placement condition reads of a pod.
 bool pod_placement_changed(const nlohmann::json& before, const nlohmann::json& after);

@@ -145,5 +145,9 @@ std::unique_ptr<ServingChecks> make_serving_checks(const ServingOptions& options
 void add_serving_condition(ServingChecks& checks, EventRecorder& events, const nlohmann::json& dgd,
                            const std::string& ns, const std::string& name, const api::Dgd& user,
                            const api::Dgd& graph, StatusInput& in);
+// The same with the plan already made (smoke_plan of the DGD as written and its graph).
+void add_serving_condition(ServingChecks& checks, EventRecorder& events, const nlohmann::json& dgd,
+                           const std::string& ns, const std::string& name, const SmokePlan& plan,
+                           StatusInput& in);
 
 }  // namespace dgd::reconcile

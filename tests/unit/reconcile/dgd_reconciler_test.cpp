@@ -30,6 +30,7 @@ class FakeCluster final : public Cluster {
   std::map<std::string, json> objects;  // object_key -> object (DGD included)
   std::set<std::string> not_served;     // resource.to_string() of kinds the server lacks
   int applies = 0, removes = 0, status_writes = 0;
+  int owned_reads = 0;  // owned() calls: the full pass reads every child kind
   std::vector<json> events;
   std::vector<std::string> applied_keys, removed_keys;
   std::optional<kube::Error> apply_error;  // returned by every apply when set
@@ -88,6 +89,7 @@ class FakeCluster final : public Cluster {
   }
   bool serves(const ChildKind& kind) override { return not_served.count(kind.resource.to_string()) == 0; }
   std::vector<json> owned(const ChildKind& kind, const std::string& ns, const std::string& uid) override {
+    ++owned_reads;
     std::vector<json> out;
     for (const auto& [k, o] : objects) {
       if (o.value("kind", "") != kind.resource.kind || o["metadata"].value("namespace", "") != ns) continue;
@@ -445,6 +447,7 @@ TEST_F(DgdReconcilerTest, DriftIsRestoredAndDeletedChildRecreated) {
   cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["template"]["spec"]["containers"][0]["args"] =
       json::array({"--hacked"});
   cluster.objects.erase("/Service/ns/g-frontend");
+  reconciler.note_spec_change("ns/g");  // what the child informers' handlers do
   ASSERT_TRUE(run().ok());
   std::sort(cluster.applied_keys.begin(), cluster.applied_keys.end());
   EXPECT_EQ(cluster.applied_keys,
@@ -457,6 +460,35 @@ TEST_F(DgdReconcilerTest, DriftIsRestoredAndDeletedChildRecreated) {
       EXPECT_EQ(e["message"], "Re-created Service g-frontend (it was deleted outside the operator)");
     }
   }
+}
+
+// Once a full pass found every child as desired, a wake that only statuses explain (a
+// Deployment's replica counts) is a status pass: it reads the Deployments, renders and
+// plans nothing, and still reports what changed. A child changed outside its status is
+// noted by the informers (note_spec_change) and gets the full pass, which restores it.
+TEST_F(DgdReconcilerTest, StatusOnlyChangesAreAStatusPassAndNotedChangesAFullOne) {
+  settle();
+  ASSERT_TRUE(run().ok());  // the settled full pass
+  cluster.reset_counts();
+  cluster.owned_reads = 0;
+  json& decode = cluster.objects["apps/Deployment/ns/g-decodeworker"];
+  decode["status"]["readyReplicas"] = 0;
+  decode["status"]["availableReplicas"] = 0;
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.owned_reads, 0);
+  EXPECT_EQ(cluster.applies, 0);
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "False") << cluster.dgd()["status"].dump(2);
+
+  decode["spec"]["template"]["spec"]["containers"][0]["args"] = json::array({"--hacked"});
+  cluster.roll_out_all();
+  ASSERT_TRUE(run().ok());  // no note: the status pass trusts the last full pass
+  EXPECT_EQ(cluster.applies, 0);
+  reconciler.note_spec_change("ns/g");
+  ASSERT_TRUE(run().ok());
+  EXPECT_GT(cluster.owned_reads, 0);
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-decodeworker"}));
+  EXPECT_NE(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["template"]["spec"]["containers"][0]["args"],
+            json::array({"--hacked"}));
 }
 
 TEST_F(DgdReconcilerTest, ProgressIsWrittenOncePerIntervalAndTransitionsAtOnce) {
@@ -511,17 +543,25 @@ TEST(DgdChangeNeedsReconcile, TheEchoOfAStatusWriteDoesNotAnythingElseDoes) {
   echo["metadata"]["resourceVersion"] = "7";
   echo["metadata"]["managedFields"] = json::array({{{"manager", "dgd-operator"}}});
   EXPECT_FALSE(dgd_change_needs_reconcile(before, echo));
+  // The text form (informer handlers) agrees with the parsed one on every case.
+  EXPECT_FALSE(changed_outside_status(before.dump(), echo.dump()));
   auto changed = [&](const std::function<void(json&)>& fn) {
     json after = echo;
     fn(after);
-    return dgd_change_needs_reconcile(before, after);
+    const bool parsed = dgd_change_needs_reconcile(before, after);
+    EXPECT_EQ(changed_outside_status(before.dump(), after.dump()), parsed) << after.dump();
+    return parsed;
   };
+  EXPECT_FALSE(changed([](json& d) { d.erase("status"); }));
   EXPECT_TRUE(changed([](json& d) { d["spec"]["recipe"] = "other"; }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"]["generation"] = 2; }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"]["labels"] = {{"team", "a"}}; }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"]["deletionTimestamp"] = "2026-11-30T00:00:00Z"; }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"].erase("uid"); }));
   EXPECT_TRUE(changed([](json& d) { d.erase("spec"); }));
+  EXPECT_TRUE(changed([](json& d) { d["metadata"]["annotations"] = {{"a", "b"}}; }));
+  EXPECT_TRUE(changed_outside_status("not json", echo.dump()));
+  EXPECT_TRUE(changed_outside_status(echo.dump(), "[1]"));
 }
 
 TEST_F(DgdReconcilerTest, ApiErrorsRetryWithBackoffAndKeepStatus) {
@@ -604,7 +644,7 @@ TEST_F(DgdReconcilerTest, WorkersWaitForTheDownloadJobAndTheFrontendDoesNot) {
   ASSERT_TRUE(run().ok());
   EXPECT_EQ(cluster.writes(), 0);
   // The download completes: the workers get their replicas, then the graph turns Ready.
-  cluster.complete_jobs();
+  cluster.complete_jobs();  // a status pass sees it and hands over to the full pass
   ASSERT_TRUE(run().ok());
   std::sort(cluster.applied_keys.begin(), cluster.applied_keys.end());
   EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-decodeworker",
@@ -664,6 +704,37 @@ TEST_F(DgdReconcilerTest, NewRevisionNeverScalesDownTheWorkersThatServe) {
   ASSERT_TRUE(run().ok());
   EXPECT_EQ((*condition(cluster.dgd(), kConditionModelCacheReady))["status"], "True");
   EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True");
+}
+
+// A download Job's change wakes the DGDs that use it (operator.cpp), not every DGD of the
+// namespace: the reconciler knows which they are, follows a revision edit, forgets a DGD
+// that is gone, and never knows a DGD that downloads nothing.
+TEST_F(DgdReconcilerTest, DownloadJobUsersAreTheDgdsThatUseIt) {
+  ASSERT_TRUE(run().ok());
+  const std::string old_job = download_job_name();
+  EXPECT_EQ(reconciler.dgds_using_job("ns", old_job), (std::vector<std::string>{"ns/g"}));
+  EXPECT_TRUE(reconciler.dgds_using_job("other", old_job).empty());
+
+  json second = user_dgd();
+  second["metadata"]["name"] = "h";
+  second["metadata"]["uid"] = "uid-h";
+  cluster.objects[FakeCluster::dgd_key("ns", "h")] = second;
+  ASSERT_TRUE(reconciler.reconcile({"ns", "h"}).ok());
+  EXPECT_EQ(reconciler.dgds_using_job("ns", old_job), (std::vector<std::string>{"ns/g", "ns/h"}));
+
+  edit([](json& spec) { spec["model"] = {{"revision", "0123456789abcdef0123456789abcdef01234567"}}; });
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(reconciler.dgds_using_job("ns", old_job), (std::vector<std::string>{"ns/h"}));
+  std::vector<std::string> new_jobs;
+  for (const auto& k : cluster.keys_of("Job")) {
+    if (k != old_job) new_jobs.push_back(k);
+  }
+  ASSERT_EQ(new_jobs.size(), 1u);
+  EXPECT_EQ(reconciler.dgds_using_job("ns", new_jobs[0]), (std::vector<std::string>{"ns/g"}));
+
+  cluster.objects.erase(FakeCluster::dgd_key("ns", "h"));
+  ASSERT_TRUE(reconciler.reconcile({"ns", "h"}).ok());
+  EXPECT_TRUE(reconciler.dgds_using_job("ns", old_job).empty());
 }
 
 TEST(MakeEvent, NameIsStablePerGenerationReasonAndMessage) {
