@@ -9,7 +9,9 @@
 //                        render, write YAML) as dgdctl runs it
 //   BM_DgdctlRenderText  the same for a short user DGD naming the recipe
 // The process CPU around it (loading, static initialisation, exit) is measured by
-// bench/render_process_cpu.sh.
+// bench/render_process_cpu.py. In process the commands run on malloc; the dgdctl binary
+// runs them on its own allocator (src/cli/dgdctl/exit_arena.h), which these figures do
+// not include.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>

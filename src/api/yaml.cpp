@@ -4,7 +4,10 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <sstream>
 
 #include "api/yaml_block_reader.h"
@@ -68,20 +71,70 @@ struct Converter {
 
 // ---- emitter -------------------------------------------------------------------------
 
+// Characters that decide a plain scalar's fate, by class: 1 control (always quoted),
+// 2 '#' and 3 ':' (quoted in some positions), 0 everything else.
+constexpr std::array<unsigned char, 256> kCharClass = [] {
+  std::array<unsigned char, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = 1;
+  t[0x7f] = 1;
+  t['#'] = 2;
+  t[':'] = 3;
+  return t;
+}();
+
+bool isAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// Whether any of the 8 bytes of `w` is a control character (< 0x20 or 0x7f), '#' or ':'
+// (exact about "any", SWAR style: hasless / haszero of the bit-twiddling hacks).
+bool anySpecialByte(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const auto hasZero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  return ((w - 0x20 * kOnes) & ~w & kHigh) | hasZero(w ^ (0x7f * kOnes)) | hasZero(w ^ ('#' * kOnes)) |
+         hasZero(w ^ (':' * kOnes));
+}
+
 bool needsQuotes(std::string_view s) {
   if (s.empty()) return true;
   if (s.front() == ' ' || s.back() == ' ') return true;
   // "-x" / "?x" / ":x" are plain-safe only when followed by a non-space; keep it simple.
   static constexpr std::string_view kIndicators = "-?:,[]{}#&*!|>'\"%@`";
-  if (kIndicators.find(s.front()) != std::string_view::npos) return true;
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) return true;
-    if (c == '#' && i > 0 && s[i - 1] == ' ') return true;
-    if (c == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) return true;
+  if (!isAsciiLetter(s.front()) && kIndicators.find(s.front()) != std::string_view::npos) return true;
+  // Eight bytes at a time up to the first word holding a byte that matters, then byte by
+  // byte from that word on.
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (anySpecialByte(w)) break;
+  }
+  for (; i < s.size(); ++i) {
+    switch (kCharClass[static_cast<unsigned char>(s[i])]) {
+      case 0: continue;
+      case 1: return true;
+      case 2:
+        if (i > 0 && s[i - 1] == ' ') return true;
+        continue;
+      default:  // ':'
+        if (i + 1 == s.size() || s[i + 1] == ' ') return true;
+    }
+  }
+  // A word starting with a letter is never a number, and a null or boolean word only when
+  // it has at most 5 characters and starts with one of their letters (plainIsString
+  // decides those).
+  if (isAsciiLetter(s.front())) {
+    static constexpr std::string_view kWordStarts = "nNtTyYoOfF";
+    if (s.size() > 5 || kWordStarts.find(s.front()) == std::string_view::npos) return false;
   }
   if (s == ".inf" || s == "-.inf" || s == "+.inf" || s == ".nan" || s == ".NaN" || s == ".Inf") return true;
   return !plainIsString(s);  // would read back as null / bool / number
+}
+
+// Whether any of the 8 bytes of `w` is a control character (< 0x20, newline and tab
+// included) or DEL (exact about "any", as anySpecialByte).
+bool anyControlByte(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const uint64_t del = w ^ (0x7f * kOnes);
+  return (((w - 0x20 * kOnes) & ~w) | ((del - kOnes) & ~del)) & kHigh;
 }
 
 bool literalBlockOk(const std::string& s) {
@@ -89,11 +142,25 @@ bool literalBlockOk(const std::string& s) {
   if (s.front() == ' ' || s.front() == '\n') return false;  // needs an indentation indicator
   // At most one trailing newline ("|" or "|-").
   if (s.size() >= 2 && s[s.size() - 1] == '\n' && s[s.size() - 2] == '\n') return false;
-  for (unsigned char c : s) {
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;
-  }
-  for (size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] == ' ' && s[i + 1] == '\n') return false;  // trailing spaces would be invisible
+  // No control character but newline and tab, no DEL, and no trailing spaces on a line
+  // (they would be invisible); whole words without a control byte are skipped.
+  size_t i = 0;
+  while (i < s.size()) {
+    if (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if (!anyControlByte(w)) {
+        i += 8;
+        continue;
+      }
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') {
+      if (i > 0 && s[i - 1] == ' ') return false;
+    } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      return false;
+    }
+    ++i;
   }
   return true;
 }
@@ -107,8 +174,13 @@ void appendQuoted(std::string& out, const std::string& s) {
   }
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
+  // Runs of characters that need no escape are appended whole.
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s, run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -118,15 +190,12 @@ void appendQuoted(std::string& out, const std::string& s) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;
-        }
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xf];
     }
   }
+  out.append(s, run, std::string::npos);
   out += '"';
 }
 
@@ -323,5 +392,7 @@ std::string jsonToYaml(const nlohmann::json& value) {
   emit(out, value, 0);
   return out;
 }
+
+void appendYaml(std::string& out, const nlohmann::json& value) { emit(out, value, 0); }
 
 }  // namespace dgd::api

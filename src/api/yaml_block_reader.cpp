@@ -4,6 +4,7 @@
 #include "api/yaml_block_reader.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "api/yaml_scalar.h"
@@ -21,19 +22,36 @@ constexpr size_t kNone = std::string_view::npos;
 // Bytes the subset refuses anywhere: control characters (tab and CR included: yaml-cpp
 // gives them meanings this reader does not model), DEL, C1 controls (NEL is a YAML 1.1
 // line break), U+2028 / U+2029 and the byte-order mark. The text must be valid UTF-8.
+// Whether some byte of the 8 in `w` is not printable ASCII (< 0x20, newline included, or
+// >= 0x7f): exact about "any" (SWAR: hasless, and a carry into the high bit for 0x7f).
+bool anyNonPrintable(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  return (((w - 0x20 * kOnes) & ~w) | w | (w + kOnes)) & kHigh;
+}
+
 void checkBytes(std::string_view t) {
+  bool ascii = true;
   for (size_t i = 0; i < t.size(); ++i) {
+    // Whole words of printable ASCII at once (most of a manifest between its newlines).
+    while (i + 8 <= t.size()) {
+      uint64_t w;
+      std::memcpy(&w, t.data() + i, 8);
+      if (anyNonPrintable(w)) break;
+      i += 8;
+    }
+    if (i >= t.size()) break;
     const auto c = static_cast<unsigned char>(t[i]);
     if (c >= 0x20 && c < 0x7f) continue;
     if (c == '\n') continue;
     if (c < 0x80) unsupported();
+    ascii = false;
     const auto c1 = i + 1 < t.size() ? static_cast<unsigned char>(t[i + 1]) : 0;
     const auto c2 = i + 2 < t.size() ? static_cast<unsigned char>(t[i + 2]) : 0;
     if (c == 0xc2 && c1 < 0xa0) unsupported();
     if (c == 0xe2 && c1 == 0x80 && (c2 == 0xa8 || c2 == 0xa9)) unsupported();
     if (c == 0xef && c1 == 0xbb && c2 == 0xbf) unsupported();
   }
-  if (!validUtf8(t)) unsupported();
+  if (!ascii && !validUtf8(t)) unsupported();
 }
 
 // Characters that cannot start a plain scalar or a plain key.
@@ -207,7 +225,7 @@ class BlockReader {
       if (!keyAt(i, col, key, after)) unsupported();
       // Keys a plain null word would make null, which the yaml-cpp path refuses.
       const bool quotedKey = lines_[i].text[col] == '"' || lines_[i].text[col] == '\'';
-      if (!quotedKey && key.size() <= 4 && resolvePlain(key).is_null()) unsupported();
+      if (!quotedKey && key.size() <= 4 && plainIsNull(key)) unsupported();
       if (key.size() > 1024) unsupported();  // YAML's limit for implicit keys
       auto [it, inserted] = out.emplace(std::move(key), nullptr);
       if (!inserted) unsupported();  // duplicate key: the yaml-cpp path words the error

@@ -5,42 +5,51 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <initializer_list>
 #include <limits>
 #include <optional>
 
 namespace dgd::api::yaml_detail {
 namespace {
 
-bool isOneOf(std::string_view s, std::initializer_list<std::string_view> options) {
-  for (auto o : options) {
-    if (s == o) return true;
-  }
-  return false;
-}
+// The null and YAML 1.1 boolean words (as sigs.k8s.io/yaml, i.e. go-yaml v2, resolves
+// them), found by length and first letter: every scalar and key passes here, most of them
+// after one or two comparisons.
+enum class Word { kNone, kNull, kTrue, kFalse };
 
-// The null and boolean words are at most 5 characters and start with one of a few
-// letters: most strings skip the lists after two comparisons.
-bool mayBeWord(std::string_view s) {
-  if (s.size() > 5) return false;
-  if (s.empty()) return true;
-  switch (s[0]) {
-    case '~': case 'n': case 'N': case 't': case 'T': case 'y': case 'Y': case 'o': case 'O': case 'f': case 'F':
-      return true;
+Word plainWord(std::string_view s) {
+  const auto is = [&](std::string_view lower, std::string_view title, std::string_view upper) {
+    return s == lower || s == title || s == upper;
+  };
+  switch (s.size()) {
+    case 0:
+      return Word::kNull;
+    case 1:
+      switch (s[0]) {
+        case '~': return Word::kNull;
+        case 'y': case 'Y': return Word::kTrue;
+        case 'n': case 'N': return Word::kFalse;
+        default: return Word::kNone;
+      }
+    case 2:
+      if (is("on", "On", "ON")) return Word::kTrue;
+      if (is("no", "No", "NO")) return Word::kFalse;
+      return Word::kNone;
+    case 3:
+      if (is("yes", "Yes", "YES")) return Word::kTrue;
+      if (is("off", "Off", "OFF")) return Word::kFalse;
+      return Word::kNone;
+    case 4:
+      if (is("true", "True", "TRUE")) return Word::kTrue;
+      if (is("null", "Null", "NULL")) return Word::kNull;
+      return Word::kNone;
+    case 5:
+      return is("false", "False", "FALSE") ? Word::kFalse : Word::kNone;
     default:
-      return false;
+      return Word::kNone;
   }
 }
 
-bool isNullWord(std::string_view s) { return mayBeWord(s) && isOneOf(s, {"", "~", "null", "Null", "NULL"}); }
-
-// YAML 1.1 booleans, as sigs.k8s.io/yaml (go-yaml v2) resolves them.
-std::optional<bool> boolWord(std::string_view s) {
-  if (!mayBeWord(s)) return std::nullopt;
-  if (isOneOf(s, {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"})) return true;
-  if (isOneOf(s, {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"})) return false;
-  return std::nullopt;
-}
+bool isNullWord(std::string_view s) { return plainWord(s) == Word::kNull; }
 
 bool allDigits(std::string_view s) {
   if (s.empty()) return false;
@@ -83,8 +92,12 @@ bool looksLikeFloat(std::string_view s) {
 }  // namespace
 
 nlohmann::json resolvePlain(std::string s) {
-  if (isNullWord(s)) return nullptr;
-  if (auto b = boolWord(s)) return *b;
+  switch (plainWord(s)) {
+    case Word::kNull: return nullptr;
+    case Word::kTrue: return true;
+    case Word::kFalse: return false;
+    case Word::kNone: break;
+  }
   const std::string_view digits = withoutSign(s);
   if (allDigits(digits)) {
     const bool negative = s[0] == '-';
@@ -111,8 +124,10 @@ nlohmann::json resolvePlain(std::string s) {
   return s;
 }
 
+bool plainIsNull(std::string_view s) { return isNullWord(s); }
+
 bool plainIsString(std::string_view s) {
-  if (isNullWord(s) || boolWord(s)) return false;
+  if (plainWord(s) != Word::kNone) return false;
   if (allDigits(withoutSign(s))) return false;  // an integer, or a float beyond 64 bits
   if (looksLikeFloat(s)) return !std::isfinite(std::strtod(std::string(s).c_str(), nullptr));
   return true;

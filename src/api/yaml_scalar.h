@@ -19,6 +19,9 @@ inline constexpr int kMaxDepth = 256;
 // as sigs.k8s.io/yaml resolves it.
 nlohmann::json resolvePlain(std::string s);
 
+// resolvePlain(s).is_null(), without building the value.
+bool plainIsNull(std::string_view s);
+
 // resolvePlain(s).is_string(), without building the value (the emitter asks this of
 // every string it writes).
 bool plainIsString(std::string_view s);

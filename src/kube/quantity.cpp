@@ -258,34 +258,49 @@ std::optional<std::string> canonical_quantity(const json& value) {
 
 namespace {
 
-void canonicalize_walk(json& node, const FieldSchema& schema, const std::string& path) {
+// `path` is the node's field path, extended in place while descending and restored on
+// the way back (it is needed only for an error; a string per visited field was most of
+// the walk's cost).
+void canonicalize_walk(json& node, const FieldSchema& schema, std::string& path) {
   if (schema.quantity) {
     if (node.is_null()) return;
     auto canonical = canonical_quantity(node);
     if (!canonical) {
       throw QuantityError(path, path + ": " + kQuantityRegexMessage + " (got " + node.dump() + ")");
     }
-    node = *canonical;
+    if (!node.is_string() || node.get_ref<const std::string&>() != *canonical) node = std::move(*canonical);
     return;
   }
+  const size_t length = path.size();
   if (node.is_object()) {
     for (auto& [key, child] : node.items()) {
       const FieldSchema& sub = schema.field(key);
       if (!sub.quantity && sub.fields.empty() && !sub.elements) continue;
-      canonicalize_walk(child, sub, path + "." + key);
+      path += '.';
+      path += key;
+      canonicalize_walk(child, sub, path);
+      path.resize(length);
     }
   } else if (node.is_array()) {
     const FieldSchema& sub = schema.items();
     if (!sub.quantity && sub.fields.empty() && !sub.elements) return;
     for (size_t i = 0; i < node.size(); ++i) {
-      canonicalize_walk(node[i], sub, path + "[" + std::to_string(i) + "]");
+      path += '[';
+      path += std::to_string(i);
+      path += ']';
+      canonicalize_walk(node[i], sub, path);
+      path.resize(length);
     }
   }
 }
 
 }  // namespace
 
-void canonicalize_quantities(json& object, const FieldSchema& schema) { canonicalize_walk(object, schema, ""); }
+void canonicalize_quantities(json& object, const FieldSchema& schema) {
+  std::string path;
+  path.reserve(128);
+  canonicalize_walk(object, schema, path);
+}
 
 void canonicalize_resources(json& pod_spec) { canonicalize_quantities(pod_spec, pod_spec_schema()); }
 

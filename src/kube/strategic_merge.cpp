@@ -25,9 +25,27 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   throw PatchError(PatchError::Code::kInvalid, path, path.empty() ? message : path + ": " + message);
 }
 
+// Whether clean(v) would drop anything: a null member, a directive key, or a list item
+// that is a `$patch` marker. A walk without allocation, so that the common value (none
+// of these) is copied whole instead of rebuilt member by member.
+bool needs_cleaning(const json& v) {
+  if (v.is_object()) {
+    for (const auto& [k, child] : v.items()) {
+      if (child.is_null() || (!k.empty() && k[0] == '$') || needs_cleaning(child)) return true;
+    }
+  } else if (v.is_array()) {
+    for (const json& item : v) {
+      if (item.is_object() && item.contains(kPatch)) return true;
+      if (needs_cleaning(item)) return true;
+    }
+  }
+  return false;
+}
+
 // A value taken from the patch wholesale: drop nulls (IgnoreUnmatchedNulls),
 // directive keys, and list items that are `$patch: delete` markers.
 json clean(const json& v) {
+  if (!needs_cleaning(v)) return v;
   if (v.is_object()) {
     json out = json::object();
     for (const auto& [k, child] : v.items()) {
@@ -78,36 +96,45 @@ long index_of(const json& list, const json& item, const std::string& key) {
 }
 
 // Stable sort of `items` by their position in `order`; unknown items keep
-// their relative place at the end.
-json sort_by(const json& items, const json& order, const std::string& key) {
+// their relative place at the end. (Items are moved, never copied: they can be whole
+// containers of a podTemplate.)
+json sort_by(json items, const json& order, const std::string& key) {
+  if (items.size() < 2) return items;
   std::vector<std::pair<long, json>> keyed;
-  for (const json& item : items) {
+  keyed.reserve(items.size());
+  for (json& item : items) {
     long i = index_of(order, item, key);
-    keyed.emplace_back(i < 0 ? static_cast<long>(order.size()) : i, item);
+    keyed.emplace_back(i < 0 ? static_cast<long>(order.size()) : i, std::move(item));
   }
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   json out = json::array();
-  for (auto& [i, item] : keyed) out.push_back(std::move(item));
+  auto& list = out.get_ref<json::array_t&>();
+  list.reserve(keyed.size());
+  for (auto& [i, item] : keyed) list.push_back(std::move(item));
   return out;
 }
 
 // mergeSortedSlice: interleave server-only items (left) into patch items
 // (right) using their positions in the live list.
-json merge_sorted(const json& left, const json& right, const json& server_order, const std::string& key) {
+json merge_sorted(json left, json right, const json& server_order, const std::string& key) {
+  if (left.empty()) return right;
+  if (right.empty()) return left;
   json out = json::array();
+  auto& list = out.get_ref<json::array_t&>();
+  list.reserve(left.size() + right.size());
   size_t i = 0, j = 0;
   while (i < left.size() || j < right.size()) {
     if (i >= left.size()) {
-      out.push_back(right[j++]);
+      list.push_back(std::move(right[j++]));
     } else if (j >= right.size()) {
-      out.push_back(left[i++]);
+      list.push_back(std::move(left[i++]));
     } else {
       long li = index_of(server_order, left[i], key);
       long ri = index_of(server_order, right[j], key);
       if (li >= 0 && ri >= 0 && li < ri) {
-        out.push_back(left[i++]);
+        list.push_back(std::move(left[i++]));
       } else {
-        out.push_back(right[j++]);
+        list.push_back(std::move(right[j++]));
       }
     }
   }
@@ -116,14 +143,14 @@ json merge_sorted(const json& left, const json& right, const json& server_order,
 
 // Splits `merged` into items present in `patch_list` and the rest, sorts each
 // by its order list and interleaves them (normalizeElementOrder).
-json normalize_order(const json& merged, const json& patch_list, const json& patch_order, const json& server_order,
+json normalize_order(json merged, const json& patch_list, const json& patch_order, const json& server_order,
                      const std::string& key) {
   json patch_items = json::array(), server_only = json::array();
-  for (const json& item : merged) {
-    (index_of(patch_list, item, key) >= 0 ? patch_items : server_only).push_back(item);
+  for (json& item : merged) {
+    (index_of(patch_list, item, key) >= 0 ? patch_items : server_only).push_back(std::move(item));
   }
-  return merge_sorted(sort_by(server_only, server_order, key), sort_by(patch_items, patch_order, key), server_order,
-                      key);
+  return merge_sorted(sort_by(std::move(server_only), server_order, key),
+                      sort_by(std::move(patch_items), patch_order, key), server_order, key);
 }
 
 json merge_map(json original, const json& patch, const FieldSchema& schema, const std::string& path);
@@ -162,27 +189,32 @@ json merge_list(const json& original, const json& patch, const FieldSchema& sche
         if (index_of(merged, v, "") < 0) merged.push_back(v);
       }
     }
-    return normalize_order(merged, patch, patch, original, "");
+    return normalize_order(std::move(merged), patch, patch, original, "");
   }
   const std::string& key = schema.patch_merge_key;
   if (key.empty()) invalid(path, "cannot merge lists without merge key");
-  // Special elements: {"$patch": "replace"} and {key: v, "$patch": "delete"}.
-  json base = original;
-  json items = json::array();
+  // Special elements: {"$patch": "replace"} and {key: v, "$patch": "delete"}. Without
+  // them (the common case) the items to merge are the patch list itself, not a copy.
+  json merged = original;
+  const bool directives = std::any_of(patch.begin(), patch.end(), [](const json& item) {
+    return item.find(kPatch) != item.end();
+  });
+  json filtered = json::array();
+  const json& items = directives ? filtered : patch;
   bool replace = false;
-  for (const json& item : patch) {
+  for (const json& item : directives ? patch : filtered) {
     auto directive = item.find(kPatch);
     if (directive == item.end()) {
-      items.push_back(item);
+      filtered.push_back(item);
       continue;
     }
     if (*directive == "delete") {
       if (!item.contains(key)) invalid(path, "map: " + item.dump() + " does not contain declared merge key: " + key);
       json kept = json::array();
-      for (const json& o : base) {
-        if (!(o.is_object() && o.contains(key) && o[key] == item[key])) kept.push_back(o);
+      for (json& o : merged) {
+        if (!(o.is_object() && o.contains(key) && o[key] == item[key])) kept.push_back(std::move(o));
       }
-      base = std::move(kept);
+      merged = std::move(kept);
     } else if (*directive == "replace") {
       replace = true;
     } else if (*directive == "merge") {
@@ -192,18 +224,17 @@ json merge_list(const json& original, const json& patch, const FieldSchema& sche
     }
   }
   if (replace) return clean(items);
-  json merged = base;
   for (const json& item : items) {
     if (!item.contains(key)) invalid(path, "map: " + item.dump() + " does not contain declared merge key: " + key);
     long i = index_of(merged, item, key);
     if (i >= 0) {
-      merged[static_cast<size_t>(i)] =
-          merge_map(merged[static_cast<size_t>(i)], item, schema.items(), path + "[" + key + "=" + item[key].dump() + "]");
+      json& target = merged[static_cast<size_t>(i)];
+      target = merge_map(std::move(target), item, schema.items(), path + "[" + key + "=" + item[key].dump() + "]");
     } else {
       merged.push_back(clean(item));
     }
   }
-  return normalize_order(merged, items, items, original, key);
+  return normalize_order(std::move(merged), items, items, original, key);
 }
 
 json merge_map(json original, const json& patch, const FieldSchema& schema, const std::string& path) {
@@ -265,7 +296,7 @@ json merge_map(json original, const json& patch, const FieldSchema& schema, cons
     }
     if (in_patch) check_order(*patch_it, order, key, child);
     json server_order = in_orig ? *orig_it : json::array();
-    original[field] = normalize_order(merged, order, order, server_order, key);
+    original[field] = normalize_order(std::move(merged), order, order, server_order, key);
     done.push_back(field);
   }
   for (const auto& [k, value] : patch.items()) {
@@ -287,7 +318,6 @@ json merge_map(json original, const json& patch, const FieldSchema& schema, cons
       original.erase(k);
       continue;
     }
-    const std::string child = path + "." + k;
     auto it = original.find(k);
     if (it == original.end() || it->type() != value.type() ||
         (it->is_number() && value.is_number())) {
@@ -296,9 +326,9 @@ json merge_map(json original, const json& patch, const FieldSchema& schema, cons
     }
     const FieldSchema& sub = schema.field(k);
     if (value.is_object()) {
-      *it = merge_map(*it, value, sub, child);
+      *it = merge_map(std::move(*it), value, sub, path + "." + k);
     } else if (value.is_array()) {
-      *it = sub.patch_merge ? merge_list(*it, value, sub, child) : clean(value);
+      *it = sub.patch_merge ? merge_list(*it, value, sub, path + "." + k) : clean(value);
     } else {
       *it = value;
     }

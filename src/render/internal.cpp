@@ -50,19 +50,25 @@ json componentLabels(const api::Dgd& graph, const api::Component& c, const std::
 
 json childMetadata(const api::Dgd& graph, const std::string& name, const std::string& ns,
                    const json& labels, bool owned) {
-  json m = {{"name", name}, {"namespace", ns}, {"labels", labels}};
+  json m(json::value_t::object);
+  put(m, "name", name);
+  put(m, "namespace", ns);
+  put(m, "labels", labels);
   if (!graph.spec.annotations.empty()) {
-    json a = json::object();
+    json& a = put(m, "annotations", json::object());
     for (const auto& [k, v] : graph.spec.annotations) a[k] = v;
-    m["annotations"] = a;
   }
   if (owned) {
-    m["ownerReferences"] = json::array({{{"apiVersion", api::kApiVersion},
-                                         {"kind", api::kKind},
-                                         {"name", graph.metadata.name},
-                                         {"uid", ""},
-                                         {"controller", true},
-                                         {"blockOwnerDeletion", true}}});
+    json ref(json::value_t::object);
+    put(ref, "apiVersion", api::kApiVersion);
+    put(ref, "kind", api::kKind);
+    put(ref, "name", graph.metadata.name);
+    put(ref, "uid", "");
+    put(ref, "controller", true);
+    put(ref, "blockOwnerDeletion", true);
+    json refs(json::value_t::array);
+    refs.push_back(std::move(ref));
+    put(m, "ownerReferences", std::move(refs));
   }
   return m;
 }
@@ -91,19 +97,27 @@ const std::string& stringAt(const json& obj, const char* key) {
   return it != obj.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
 }
 
-json mergeEnv(json base, const json& over) {
+json mergeEnv(json base, json over) {
   json out = base.is_array() ? std::move(base) : json::array();
-  if (!over.is_array()) return out;
-  for (const auto& item : over) {
-    bool replaced = false;
-    for (auto& existing : out) {
-      if (stringAt(existing, "name") == stringAt(item, "name")) {
-        existing = item;
-        replaced = true;
-        break;
-      }
+  if (!over.is_array() || over.empty()) return out;
+  // Each item's name looked up once. The pointers stay valid while `out` grows (a json
+  // value's members live on the heap, not in the array), and the one of a replaced item
+  // is taken again from its new value.
+  auto& items = out.get_ref<json::array_t&>();
+  std::vector<const std::string*> names;
+  names.reserve(items.size() + over.size());
+  for (const auto& existing : items) names.push_back(&stringAt(existing, "name"));
+  for (auto& item : over.get_ref<json::array_t&>()) {
+    const std::string& name = stringAt(item, "name");
+    size_t i = 0;
+    while (i < names.size() && *names[i] != name) ++i;
+    if (i < names.size()) {
+      items[i] = std::move(item);
+      names[i] = &stringAt(items[i], "name");
+    } else {
+      items.push_back(std::move(item));
+      names.push_back(&stringAt(items.back(), "name"));
     }
-    if (!replaced) out.push_back(item);
   }
   return out;
 }

@@ -39,12 +39,19 @@ json componentLabels(const api::Dgd& graph, const api::Component& c, const std::
 json childMetadata(const api::Dgd& graph, const std::string& name, const std::string& ns,
                    const json& labels, bool owned = true);
 
+// Adds `key: value` to the object `o` in place. Objects built this way skip what the
+// initializer-list form costs: a temporary [key, value] array per member, with nested
+// values copied out of it.
+inline json& put(json& o, const char* key, json value) {
+  return o.get_ref<json::object_t&>().insert_or_assign(key, std::move(value)).first->second;
+}
+
 // {"name": n, "value": v}.
 json envVar(const std::string& name, const std::string& value);
 // api::EnvVar → corev1.EnvVar JSON.
 json envJson(const api::EnvVar& e);
 // Items of `over` replace same-named items of `base`; new ones are appended.
-json mergeEnv(json base, const json& over);
+json mergeEnv(json base, json over);
 // The string at obj[key], or "" (no copy).
 const std::string& stringAt(const json& obj, const char* key);
 // Sorts the array in place by the string at `key` (stable).

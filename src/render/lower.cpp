@@ -165,7 +165,6 @@ json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vecto
   const std::string path = "spec.components[" +
                            std::to_string(&c - graph.spec.components.data()) + "]";
   static const json kEmpty = json::object();
-  static const json kEmptyList = json::array();
   const json& user = c.podTemplate.is_object() ? c.podTemplate : kEmpty;
   const json* userMain = nullptr;
   if (user.contains("spec") && user["spec"].contains("containers") && user["spec"]["containers"].is_array()) {
@@ -183,7 +182,8 @@ json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vecto
   json command;  // null: none generated
   json args;
   const auto type = c.type.value_or(api::ComponentType::kWorker);
-  const api::Model model = graph.spec.model.value_or(api::Model{});
+  static const api::Model kNoModel;
+  const api::Model& model = graph.spec.model ? *graph.spec.model : kNoModel;
 
   if (type == api::ComponentType::kFrontend) {
     if (c.router || !userCommand) {
@@ -229,11 +229,11 @@ json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vecto
   json& main = mainContainer(out);
   if (!command.is_null() && !main.contains("command")) main["command"] = std::move(command);
   if (!args.is_null() && !main.contains("args")) main["args"] = std::move(args);
-  if (!env.empty()) main["env"] = mergeEnv(std::move(env), main.contains("env") ? main["env"] : kEmptyList);
+  if (!env.empty()) main["env"] = mergeEnv(std::move(env), main.contains("env") ? std::move(main["env"]) : json::array());
   // components[].env wins over everything above, then the list is sorted by name.
   json cenv = json::array();
   for (const auto& e : c.env) cenv.push_back(envJson(e));
-  json merged = mergeEnv(main.contains("env") ? std::move(main["env"]) : json::array(), cenv);
+  json merged = mergeEnv(main.contains("env") ? std::move(main["env"]) : json::array(), std::move(cenv));
   sortBy(merged, "name");
   if (!merged.empty()) main["env"] = std::move(merged);
   if (main.contains("volumeMounts")) sortBy(main["volumeMounts"], "mountPath");

@@ -24,11 +24,15 @@ using nlohmann::json;
 using namespace detail;
 
 json httpProbe(const char* path, const char* port, int period, int timeout, int failures, int initialDelay = 0) {
-  json p = {{"httpGet", {{"path", path}, {"port", port}}},
-            {"periodSeconds", period},
-            {"timeoutSeconds", timeout},
-            {"failureThreshold", failures}};
-  if (initialDelay > 0) p["initialDelaySeconds"] = initialDelay;
+  json get(json::value_t::object);
+  put(get, "path", path);
+  put(get, "port", port);
+  json p(json::value_t::object);
+  put(p, "httpGet", std::move(get));
+  put(p, "periodSeconds", period);
+  put(p, "timeoutSeconds", timeout);
+  put(p, "failureThreshold", failures);
+  if (initialDelay > 0) put(p, "initialDelaySeconds", initialDelay);
   return p;
 }
 
@@ -132,7 +136,8 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   // Env: injected < spec.env < the podTemplate's (which already holds components[].env).
   json specEnv = json::array();
   for (const auto& e : graph.spec.env) specEnv.push_back(envJson(e));
-  json env = mergeEnv(mergeEnv(injectedEnv(graph, c, ns), specEnv), main.contains("env") ? std::move(main["env"]) : json::array());
+  json env = mergeEnv(mergeEnv(injectedEnv(graph, c, ns), std::move(specEnv)),
+                      main.contains("env") ? std::move(main["env"]) : json::array());
   sortBy(env, "name");
   main["env"] = std::move(env);
   // Default probes only where the podTemplate has none: a probe is replaced whole, never
@@ -160,12 +165,20 @@ json deploymentFor(const api::Dgd& graph, const api::Component& c, const std::st
                    std::vector<api::FieldError>& errors) {
   const std::string name = api::childName(graph.metadata.name, c.name);
   const json labels = componentLabels(graph, c, ns);
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", childMetadata(graph, name, ns, labels)},
-          {"spec", {{"replicas", c.replicas.value_or(api::kDefaultReplicas)},
-                    {"selector", {{"matchLabels", {{kLabelSelector, name}}}}},
-                    {"template", podTemplateFor(graph, c, ns, labels, name, errors)}}}};
+  json matchLabels(json::value_t::object);
+  put(matchLabels, kLabelSelector, name);
+  json selector(json::value_t::object);
+  put(selector, "matchLabels", std::move(matchLabels));
+  json spec(json::value_t::object);
+  put(spec, "replicas", c.replicas.value_or(api::kDefaultReplicas));
+  put(spec, "selector", std::move(selector));
+  put(spec, "template", podTemplateFor(graph, c, ns, labels, name, errors));
+  json d(json::value_t::object);
+  put(d, "apiVersion", "apps/v1");
+  put(d, "kind", "Deployment");
+  put(d, "metadata", childMetadata(graph, name, ns, labels));
+  put(d, "spec", std::move(spec));
+  return d;
 }
 
 json serviceFor(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
@@ -175,17 +188,26 @@ json serviceFor(const api::Dgd& graph, const api::Component& c, const std::strin
   labels[kLabelDiscoveryBackend] = "kubernetes";
   labels[kLabelDiscoveryEnabled] = "true";
   const ServicePort sp = servicePort(c);
-  json selector = {{kLabelComponent, c.name},
-                   {kLabelComponentType, labels[kLabelComponentType]},
-                   {kLabelDynamoNamespace, labels[kLabelDynamoNamespace]}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Service"},
-          {"metadata", childMetadata(graph, name, ns, labels)},
-          {"spec", {{"selector", selector},
-                    {"ports", json::array({{{"name", sp.name},
-                                            {"port", sp.port},
-                                            {"targetPort", sp.name},
-                                            {"protocol", "TCP"}}})}}}};
+  json selector(json::value_t::object);
+  put(selector, kLabelComponent, c.name);
+  put(selector, kLabelComponentType, labels[kLabelComponentType]);
+  put(selector, kLabelDynamoNamespace, labels[kLabelDynamoNamespace]);
+  json port(json::value_t::object);
+  put(port, "name", sp.name);
+  put(port, "port", sp.port);
+  put(port, "targetPort", sp.name);
+  put(port, "protocol", "TCP");
+  json ports(json::value_t::array);
+  ports.push_back(std::move(port));
+  json spec(json::value_t::object);
+  put(spec, "selector", std::move(selector));
+  put(spec, "ports", std::move(ports));
+  json svc(json::value_t::object);
+  put(svc, "apiVersion", "v1");
+  put(svc, "kind", "Service");
+  put(svc, "metadata", childMetadata(graph, name, ns, labels));
+  put(svc, "spec", std::move(spec));
+  return svc;
 }
 
 int kindRank(const json& o) {

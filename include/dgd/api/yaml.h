@@ -29,5 +29,7 @@ nlohmann::json yamlToJson(std::string_view text);
 // order), strings quoted only when a plain scalar would change their meaning; multi-line
 // strings as literal blocks. Ends with a newline.
 std::string jsonToYaml(const nlohmann::json& value);
+// The same text, appended to `out` (several documents into one buffer).
+void appendYaml(std::string& out, const nlohmann::json& value);
 
 }  // namespace dgd::api

@@ -24,7 +24,28 @@ void printDocuments(const std::vector<json>& docs, Format f, std::ostream& out) 
     out << json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", docs}}.dump(2) << "\n";
     return;
   }
-  for (const auto& d : docs) out << "---\n" << api::jsonToYaml(d);
+  std::string text;
+  text.reserve(size_t{1} << 16);  // a recipe's children: 20-40 KiB
+  for (const auto& d : docs) {
+    text += "---\n";
+    api::appendYaml(text, d);
+  }
+  out << text;
+}
+
+// What commands leave to the process exit (CommonOptions::keepUntilExit). Reachable from
+// here, so leak checkers count it as kept, not lost.
+struct KeptUntilExit {
+  std::vector<json> documents;
+  std::vector<api::Dgd> graphs;
+};
+KeptUntilExit& keptUntilExit() {
+  static auto* kept = new KeptUntilExit;
+  return *kept;
+}
+void keepDocuments(std::vector<json>& docs) {
+  auto& kept = keptUntilExit().documents;
+  for (auto& d : docs) kept.push_back(std::move(d));
 }
 
 bool isDgd(const json& doc) {
@@ -94,7 +115,8 @@ void reportProblems(const Prepared& p, const std::string& source, std::ostream& 
 
 // Runs `each` on the prepared graph of every DGD document; 1 when any document fails.
 template <class F>
-int forEachGraph(const std::string& text, const std::string& source, std::ostream& err, F each) {
+int forEachGraph(const std::string& text, const std::string& source, std::ostream& err, bool keepUntilExit,
+                 F each) {
   auto docs = readDocuments(text, source, err);
   if (!docs) return 1;
   int rc = 0;
@@ -109,6 +131,7 @@ int forEachGraph(const std::string& text, const std::string& source, std::ostrea
       continue;
     }
     if (!each(*p.graph, p)) rc = 1;
+    if (keepUntilExit) keptUntilExit().graphs.push_back(std::move(*p.graph));
   }
   if (count == 0) {
     err << source << ": no " << api::kKind << " document found\n";
@@ -187,7 +210,7 @@ int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& o
 int expand(const std::string& text, const std::string& source, bool typed, const CommonOptions& o,
            std::ostream& out, std::ostream& err) {
   std::vector<json> docs;
-  int rc = forEachGraph(text, source, err, [&](const api::Dgd& graph, const Prepared&) {
+  int rc = forEachGraph(text, source, err, o.keepUntilExit, [&](const api::Dgd& graph, const Prepared&) {
     if (typed) {
       docs.push_back(api::toJson(graph));
       return true;
@@ -198,24 +221,26 @@ int expand(const std::string& text, const std::string& source, bool typed, const
     return up.ok();
   });
   if (rc == 0) printDocuments(docs, o.format, out);
+  if (o.keepUntilExit) keepDocuments(docs);
   return rc;
 }
 
 int render(const std::string& text, const std::string& source, const CommonOptions& o, std::ostream& out,
            std::ostream& err) {
   std::vector<json> docs;
-  int rc = forEachGraph(text, source, err, [&](const api::Dgd& graph, const Prepared&) {
+  int rc = forEachGraph(text, source, err, o.keepUntilExit, [&](const api::Dgd& graph, const Prepared&) {
     auto r = render::render(graph, render::RenderOptions{o.defaultNamespace});
     for (const auto& e : r.errors) err << source << ": " << graph.metadata.name << ": error: " << e.str() << "\n";
     for (auto& d : r.objects) docs.push_back(std::move(d));
     return r.ok();
   });
   if (rc == 0) printDocuments(docs, o.format, out);
+  if (o.keepUntilExit) keepDocuments(docs);
   return rc;
 }
 
 int validate(const std::string& text, const std::string& source, std::ostream& out, std::ostream& err) {
-  return forEachGraph(text, source, err, [&](const api::Dgd& graph, const Prepared& p) {
+  return forEachGraph(text, source, err, false, [&](const api::Dgd& graph, const Prepared& p) {
     out << source << ": " << api::kKind << " " << graph.metadata.name << " is valid";
     if (!p.problems.empty()) out << " (" << p.problems.size() << " warning(s))";
     out << "\n";

@@ -13,6 +13,10 @@ enum class Format { kYaml, kJson };
 struct CommonOptions {
   Format format = Format::kYaml;
   std::string defaultNamespace = "default";  // for DGDs whose metadata has none
+  // The process ends right after the command (dgdctl's main): what it built (documents,
+  // graphs) is left to the exit instead of being freed node by node. Off for any caller
+  // that goes on running, where it would keep that memory.
+  bool keepUntilExit = false;
 };
 
 // Table of the catalog (yaml: a summary list; json: the same as JSON).

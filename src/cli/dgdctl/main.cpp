@@ -3,12 +3,16 @@
 // All CLI11 use lives in this file; the commands are in commands.cpp.
 #include <CLI/CLI.hpp>
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include "cli/dgdctl/commands.h"
+#include "cli/dgdctl/exit_arena.h"
 #include "cli/dgdctl/smoke.h"
 
 namespace {
@@ -20,14 +24,34 @@ bool readInput(const std::string& file, std::string& text, std::string& source) 
     source = "<stdin>";
     return true;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     std::cerr << "dgdctl: cannot read " << file << "\n";
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
+  // A regular file in one read of its size into a buffer one byte larger (the second
+  // read, into that byte, sees the end); a pipe or a /proc-style file (size 0) in chunks.
+  struct stat st {};
+  constexpr size_t kChunk = size_t{1} << 16;
+  text.clear();
+  text.reserve(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1
+                                                                             : kChunk);
+  bool ok = true;
+  for (;;) {
+    const size_t used = text.size();
+    const size_t want = text.capacity() > used ? text.capacity() - used : kChunk;
+    text.resize(used + want);
+    const ssize_t n = ::read(fd, text.data() + used, want);
+    text.resize(used + static_cast<size_t>(n > 0 ? n : 0));
+    if (n > 0 || (n < 0 && errno == EINTR)) continue;
+    ok = n == 0;
+    break;
+  }
+  ::close(fd);
+  if (!ok) {
+    std::cerr << "dgdctl: cannot read " << file << "\n";
+    return false;
+  }
   source = file;
   return true;
 }
@@ -92,6 +116,11 @@ int main(int argc, char** argv) {
   dgd::cli::CommonOptions opts;
   opts.format = format == "json" ? Format::kJson : Format::kYaml;
   opts.defaultNamespace = ns;
+  // Every command from here on is one offline pass that prints and exits (plan and smoke,
+  // which talk to a cluster, ran as CLI11 callbacks inside the parse above): its memory
+  // is left to the exit (exit_arena.h) instead of being freed object by object.
+  dgd::cli::useExitArena();
+  opts.keepUntilExit = true;
 
   if (*list) {
     if (!listFormat.empty()) opts.format = listFormat == "json" ? Format::kJson : Format::kYaml;

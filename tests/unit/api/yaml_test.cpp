@@ -87,6 +87,36 @@ TEST(Yaml, EmitterRoundTripsTrickyStrings) {
   EXPECT_NE(yaml.find("script: |\n"), std::string::npos);
 }
 
+// The emitter's quoting decision (a character-class scan, eight bytes at a time, and a
+// shortcut for words starting with a letter): a value is quoted exactly when its plain
+// form would read back as something else, wherever in the string the deciding byte is.
+TEST(Yaml, EmitterQuotesOnlyWhatPlainWouldChange) {
+  const std::vector<std::pair<std::string, bool>> cases = {
+      // words: null / bool words of YAML 1.1 are quoted, longer words never
+      {"y", true}, {"Yes", true}, {"NO", true}, {"off", true}, {"On", true}, {"TRUE", true},
+      {"False", true}, {"null", true}, {"Null", true}, {"nullable", false}, {"Offset", false},
+      {"yesterday", false}, {"onion", false}, {"tree", false}, {"name", false}, {"x", false},
+      // numbers
+      {"8192", true}, {"-1", true}, {"0.92", true}, {"1e3", true}, {".inf", true}, {"v1", false},
+      // a deciding byte before, inside and after the first eight bytes
+      {"a: b", true}, {"abcdefgh: x", true}, {"abcdefghijklmnop: x", true}, {"abcdefgh:", true},
+      {"abcdefghij #k", true}, {"abcdefghij#k", false}, {"abcdefghijklmnopq:r", false},
+      {"tcp://*:5557", false}, {"http://host.example:8080/abcdefgh", false},
+      {std::string("abcdefghijklmno\x01"), true},
+      {"h\xc3\xa9llo w\xc3\xb6rld and more", false},
+      // leading / trailing spaces and indicators
+      {" abcdefghij", true}, {"abcdefghij ", true}, {"-m", true}, {"*x", true}, {"@ab", true},
+      // multi-line: a literal block, unless a line ends in a space (quoted, escaped)
+      {"abcdefghijkl\nmnopqrstuvwx\n", false}, {"abcdefghij \nklm", true}, {"abc\nabcdefghijkl \nx", true},
+      {"say \"hi\" \\ abcdefgh\x01", true},
+  };
+  for (const auto& [value, quoted] : cases) {
+    const std::string yaml = jsonToYaml(json{{"k", value}});
+    EXPECT_EQ(yaml.rfind("k: \"", 0) == 0, quoted) << yaml;
+    EXPECT_EQ(yamlToJson(yaml)["k"], value) << yaml;
+  }
+}
+
 TEST(Yaml, EmitterTopLevelShapes) {
   EXPECT_EQ(jsonToYaml(json::object()), "{}\n");
   EXPECT_EQ(jsonToYaml(json::array({"a", "b"})), "- a\n- b\n");
