@@ -869,6 +869,7 @@ void DgdReconciler::note_status_write(const std::string& key, bool transition) {
   StatusWrite& w = last_status_write_[key];
   w.at = std::chrono::steady_clock::now();
   w.progress_interval = transition || w.progress_interval.count() == 0 ? base : std::min(w.progress_interval * 2, cap);
+  w.slot = {};  // used, or (a transition) not needed
 }
 
 std::chrono::milliseconds DgdReconciler::progress_delay(const std::string& key) {
@@ -876,8 +877,19 @@ std::chrono::milliseconds DgdReconciler::progress_delay(const std::string& key) 
   std::lock_guard<std::mutex> lock(mu_);
   auto it = last_status_write_.find(key);
   if (it == last_status_write_.end()) return std::chrono::milliseconds(0);
-  const auto due = it->second.at + it->second.progress_interval;
+  StatusWrite& w = it->second;
+  auto due = w.at + w.progress_interval;
   const auto now = std::chrono::steady_clock::now();
+  if (due <= now && options_.status_progress_qps > 0) {
+    // This DGD's interval is over: the write takes a fleet-wide slot, kept until it is used.
+    if (w.slot == std::chrono::steady_clock::time_point{}) {
+      const auto step = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(1.0 / options_.status_progress_qps));
+      w.slot = std::max(now, next_progress_slot_);
+      next_progress_slot_ = w.slot + step;
+    }
+    due = w.slot;
+  }
   if (due <= now) return std::chrono::milliseconds(0);
   // Round up: a requeue a hair early would find the interval not yet over.
   return std::chrono::ceil<std::chrono::milliseconds>(due - now);

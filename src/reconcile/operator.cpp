@@ -330,6 +330,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   ro.instance = identity;
   ro.serving = serving.get();
   ro.status_progress_interval = options.status_progress_interval;
+  ro.status_progress_qps = options.status_progress_qps;
   auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
   runtime::ControllerOptions cto;
   cto.name = "dynamographdeployment";

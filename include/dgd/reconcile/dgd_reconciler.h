@@ -77,6 +77,11 @@ struct DgdReconcilerOptions {
   // 60 s (or itself, if longer), and returns to this value after a transition, so a
   // rollout that takes minutes costs a handful of writes. 0: every change at once.
   std::chrono::milliseconds status_progress_interval{5000};
+  // Progress-only status writes per second for every DGD together: each takes the next
+  // free slot, so a fleet converging at once (1,000 DGDs waiting minutes on a busy API
+  // server) does not add a status write every few seconds per DGD to that server's load.
+  // Transitions never wait for a slot. 0: no limit.
+  double status_progress_qps = 2;
 };
 
 class DgdReconciler final : public runtime::Reconciler {
@@ -124,8 +129,11 @@ class DgdReconciler final : public runtime::Reconciler {
   struct StatusWrite {
     std::chrono::steady_clock::time_point at;
     std::chrono::milliseconds progress_interval{0};
+    // The fleet-wide slot this DGD's next progress write holds (epoch: none yet).
+    std::chrono::steady_clock::time_point slot{};
   };
   std::map<std::string, StatusWrite> last_status_write_;
+  std::chrono::steady_clock::time_point next_progress_slot_{};  // status_progress_qps
   // Download Jobs in use: "ns/job" -> DGD keys, and DGD key -> its "ns/job".
   std::map<std::string, std::set<std::string>> job_users_;
   std::map<std::string, std::string> job_of_;

@@ -38,6 +38,8 @@ struct OperatorOptions {
   std::chrono::milliseconds kind_probe_interval{30000};
   // Least time between progress-only status writes of one DGD (dgd_reconciler.h).
   std::chrono::milliseconds status_progress_interval{5000};
+  // Progress-only status writes per second for all DGDs together (dgd_reconciler.h).
+  double status_progress_qps = 2;
   // How long a child's (or pod's, node's, download Job's) event waits before its DGD is
   // reconciled; every event of that DGD within the window shares the reconcile.
   std::chrono::milliseconds child_event_window{300};

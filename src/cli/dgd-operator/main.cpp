@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
   int lease_duration_s = 15, renew_deadline_s = 10, retry_period_s = 2;
   int kind_probe_s = 30;
   double status_progress_s = 5;
+  double status_progress_qps = 2;
   double child_event_window_s = 0.3;
 
   CLI::App app{"dgd-operator: reconciles NVIDIA Dynamo DynamoGraphDeployments into running graphs"};
@@ -136,6 +137,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
 
+  run->add_option("--status-progress-qps", status_progress_qps,
+                  "progress-only status writes per second for all DGDs together, on top of the per-DGD "
+                  "interval: when a fleet converges at once, progress waits its turn and transitions still "
+                  "go out at once (0: no limit)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+
   run->add_option("--child-event-window", child_event_window_s,
                   "seconds a child's, pod's or node's event waits before its DGD is reconciled; the DGD's "
                   "other events in that window share the reconcile (0: reconcile at every event)")
@@ -152,6 +160,7 @@ int main(int argc, char** argv) {
   o.retry_period = std::chrono::seconds(retry_period_s);
   o.kind_probe_interval = std::chrono::seconds(kind_probe_s);
   o.status_progress_interval = std::chrono::milliseconds(static_cast<int64_t>(status_progress_s * 1000));
+  o.status_progress_qps = status_progress_qps;
   o.child_event_window = std::chrono::milliseconds(static_cast<int64_t>(child_event_window_s * 1000));
 
   dgd::kube::CancelSource stop;

@@ -535,6 +535,43 @@ TEST_F(DgdReconcilerTest, ProgressIsWrittenOnceTheIntervalIsOver) {
   EXPECT_EQ(cluster.dgd()["status"]["components"]["Frontend"]["updatedReplicas"], 1);
 }
 
+// Progress-only writes of all DGDs share --status-progress-qps: once one DGD took the
+// current slot, another one's progress waits for the next; a transition does not.
+TEST(DgdReconcilerFleet, ProgressWritesShareAFleetWideRate) {
+  FakeCluster cluster;
+  add_model_cache(cluster, /*filled=*/true);
+  DgdReconcilerOptions o;
+  o.status_progress_interval = std::chrono::milliseconds(1);
+  o.status_progress_qps = 0.5;  // a slot every 2 s
+  DgdReconciler reconciler(cluster, recipes::Catalog::builtin(), o);
+  for (const char* name : {"g", "h"}) {
+    json d = user_dgd();
+    d["metadata"]["name"] = name;
+    d["metadata"]["uid"] = std::string("uid-") + name;
+    cluster.objects[FakeCluster::dgd_key("ns", name)] = d;
+    ASSERT_TRUE(reconciler.reconcile({"ns", name}).ok());  // children and the first status
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // both intervals are over
+  cluster.reset_counts();
+  // Pods start: progress for both (RolloutInProgress counts), not a transition.
+  for (auto& [k, obj] : cluster.objects) {
+    if (obj.value("kind", "") != "Deployment") continue;
+    obj["status"] = {{"observedGeneration", 1}, {"replicas", 1}, {"updatedReplicas", 1}};
+  }
+  auto first = reconciler.reconcile({"ns", "g"});
+  EXPECT_EQ(cluster.status_writes, 1);
+  EXPECT_EQ(first.requeue_after.count(), 0);
+  auto second = reconciler.reconcile({"ns", "h"});
+  EXPECT_EQ(cluster.status_writes, 1) << "the second DGD's progress waits for the next slot";
+  EXPECT_GT(second.requeue_after.count(), 1000);
+  EXPECT_LE(second.requeue_after.count(), 2000);
+  // A transition is not held: the DGD turns Ready at once.
+  cluster.roll_out_all();
+  ASSERT_TRUE(reconciler.reconcile({"ns", "h"}).ok());
+  EXPECT_EQ(cluster.status_writes, 2);
+  EXPECT_EQ((*condition(cluster.dgd("ns", "h"), "Ready"))["status"], "True");
+}
+
 TEST(DgdChangeNeedsReconcile, TheEchoOfAStatusWriteDoesNotAnythingElseDoes) {
   json before = user_dgd();
   before["status"] = {{"observedGeneration", 1}};
