@@ -24,4 +24,14 @@ kube::Result<std::vector<nlohmann::json>> Cluster::list(const kube::ResourceRef&
   return not_implemented("LIST " + resource.to_string() + " " + ns + " -l " + label_selector);
 }
 
+std::optional<nlohmann::json> Cluster::cached_status(const ChildKind& kind, const std::string& ns,
+                                                    const std::string& name) {
+  auto o = cached(kind, ns, name);
+  if (o) {
+    auto spec = o->find("spec");
+    if (spec != o->end() && spec->is_object()) spec->erase("template");
+  }
+  return o;
+}
+
 }  // namespace dgd::reconcile

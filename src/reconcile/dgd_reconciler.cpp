@@ -211,7 +211,7 @@ ReconcileResult DgdReconciler::status_pass(const runtime::ObjectKey& key, const 
   std::vector<std::optional<json>> live(steady.components.size());  // kept alive for status_in
   for (size_t i = 0; i < steady.components.size(); ++i) {
     const auto& c = steady.components[i];
-    live[i] = cluster_.cached(*deployments, key.ns, c.deployment);
+    live[i] = cluster_.cached_status(*deployments, key.ns, c.deployment);
     if (!live[i]) {
       // Gone since the full pass (its delete event is on its way): make the full pass now.
       {
@@ -234,7 +234,7 @@ ReconcileResult DgdReconciler::status_pass(const runtime::ObjectKey& key, const 
   if (steady.cache) {
     ModelCacheObservation seen;
     if (!steady.cache->job_name.empty()) {
-      job = cluster_.cached(*find_child_kind("batch/v1", "Job"), key.ns, steady.cache->job_name);
+      job = cluster_.cached_status(*find_child_kind("batch/v1", "Job"), key.ns, steady.cache->job_name);
       if (job) seen.job = &*job;
     }
     const ModelCacheVerdict verdict = assess_model_cache(*steady.cache, seen);

@@ -88,6 +88,18 @@ class LiveCluster final : public Cluster {
     }
     return std::nullopt;
   }
+  std::optional<json> cached_status(const ChildKind& kind, const std::string& ns, const std::string& name) override {
+    const runtime::Store* s = store(kind);
+    if (s == nullptr) return std::nullopt;
+    auto o = s->get(ns, name);
+    if (!o) return std::nullopt;
+    // The pod template is most of the text: lexed, never built (a status pass reads
+    // three Deployments and a Job; building their templates was most of its cost).
+    const json::parser_callback_t skip_template = [](int depth, json::parse_event_t event, json& parsed) {
+      return !(event == json::parse_event_t::key && depth == 2 && parsed == "template");
+    };
+    return json::parse(o->json_text(), skip_template);
+  }
   kube::Result<json> apply(const ChildKind& kind, const json& object) override {
     const json& m = object.at("metadata");
     return client_->apply(kind.resource, m.value("namespace", ""), m.value("name", ""), object, kFieldManager,

@@ -41,6 +41,11 @@ class Cluster {
   // label, so only those are cached), or nullopt.
   virtual std::optional<nlohmann::json> cached(const ChildKind& kind, const std::string& ns,
                                                const std::string& name) = 0;
+  // The same without spec.template (a Deployment's or Job's pod template, most of its
+  // size): what a status reads. The default drops it from cached(); the live cluster
+  // never builds it.
+  virtual std::optional<nlohmann::json> cached_status(const ChildKind& kind, const std::string& ns,
+                                                      const std::string& name);
 
   // The object of `resource` named ns/name as the API server has it (a GET, not a
   // cache): for objects the operator does not label, such as a model-cache PVC the
