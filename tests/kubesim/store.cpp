@@ -234,31 +234,81 @@ void Store::check_namespace(const ResourceType& t, const std::string& ns) const 
                                  {"field", "metadata.namespace"}}}}});
 }
 
-bool Store::gc_relevant(const std::string& type, const json& obj, const json& old) const {
-  if (type == "DELETED") return true;
-  if (meta(obj).contains("deletionTimestamp") || (old.is_object() && meta(old).contains("deletionTimestamp")))
+bool Store::gc_relevant(const std::string& type, const ResourceType& t, const json& obj, const json& old) const {
+  // The namespace controller and CRD deletion: always a pass.
+  if ((t.group.empty() && t.kind == "Namespace") ||
+      (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions"))
     return true;
-  const json& refs = owner_refs(obj);
-  if (refs.empty()) return false;
-  const std::string ns = meta_str(obj, "namespace");
-  for (const auto& r : refs) {
-    if (!r.is_object()) return true;
-    auto it = by_uid_.find(r.value("uid", ""));
-    if (it == by_uid_.end()) return true;
-    auto b = data_.find(it->second.first);
-    if (b == data_.end()) return true;
-    auto o = b->second.find(it->second.second);
-    if (o == b->second.end()) return true;
-    const json& owner_md = meta(o->second);
-    if (owner_md.contains("deletionTimestamp")) return true;
-    const std::string owner_ns = owner_md.value("namespace", "");
-    if (!ns.empty() && !owner_ns.empty() && owner_ns != ns) return true;
+  const json& md = meta(obj);
+  const std::string ns = md.value("namespace", "");
+  if (!ns.empty()) {  // an object of a namespace being emptied
+    auto ns_type = registry_.find("", "v1", "namespaces");
+    const json* n = ns_type ? find(*ns_type, "", ns) : nullptr;
+    if (n && meta(*n).contains("deletionTimestamp")) return true;
   }
-  return false;
+  const bool gone = type == "DELETED";
+  const bool deleting = gone || md.contains("deletionTimestamp");
+  // Its dependents lose an owner.
+  if (gone && referenced_.count(md.value("uid", ""))) return true;
+  // An orphan or foreground deletion to advance.
+  if (!gone && md.contains("deletionTimestamp") && (has_finalizer(obj, "orphan") || has_finalizer(obj, "foregroundDeletion")))
+    return true;
+  // Owners: one being deleted may wait for this object (foreground) or have work on it;
+  // a live object whose owner is gone or in another namespace is collected. A deleting
+  // object is never collected, so its missing owners give no work.
+  auto owners_relevant = [&](const json& of, bool live) {
+    for (const auto& r : owner_refs(of)) {
+      if (!r.is_object()) {
+        if (live) return true;
+        continue;
+      }
+      auto it = by_uid_.find(r.value("uid", ""));
+      const json* owner = nullptr;
+      if (it != by_uid_.end()) {
+        auto b = data_.find(it->second.first);
+        if (b != data_.end()) {
+          auto o = b->second.find(it->second.second);
+          if (o != b->second.end()) owner = &o->second;
+        }
+      }
+      if (!owner) {
+        if (live) return true;
+        continue;
+      }
+      const json& owner_md = meta(*owner);
+      if (owner_md.contains("deletionTimestamp")) return true;
+      const std::string owner_ns = owner_md.value("namespace", "");
+      if (live && !ns.empty() && !owner_ns.empty() && owner_ns != ns) return true;
+    }
+    return false;
+  };
+  if (owners_relevant(obj, !deleting)) return true;
+  // A reference dropped from a dependent may unblock its owner's foreground deletion.
+  return old.is_object() && owners_relevant(old, false);
+}
+
+void Store::track_owner_refs(const json& obj, int delta) {
+  for (const auto& r : owner_refs(obj)) {
+    if (!r.is_object()) continue;
+    const std::string uid = r.value("uid", "");
+    if (delta > 0) {
+      ++referenced_[uid];
+    } else if (auto it = referenced_.find(uid); it != referenced_.end() && --it->second == 0) {
+      referenced_.erase(it);
+    }
+  }
 }
 
 void Store::emit(const std::string& type, const ResourceType& t, const json& obj, const json& old) {
-  if (!gc_dirty_ && gc_relevant(type, obj, old)) gc_dirty_ = true;
+  if (type == "ADDED") {
+    track_owner_refs(obj, +1);
+  } else if (type == "MODIFIED") {
+    track_owner_refs(old, -1);
+    track_owner_refs(obj, +1);
+  } else {
+    track_owner_refs(old.is_object() ? old : obj, -1);
+  }
+  if (!gc_dirty_ && gc_relevant(type, t, obj, old)) gc_dirty_ = true;
   resource_rv_[t.storage_key()] = rv_;
   auto ev = std::make_shared<WatchEvent>();
   ev->type = type;
@@ -1028,6 +1078,7 @@ void Store::restore(const json& snap) {
   std::lock_guard lock(mu_);
   data_.clear();
   by_uid_.clear();
+  referenced_.clear();
   history_.clear();
   text_cache_.clear();
   gc_dirty_ = true;
@@ -1047,6 +1098,7 @@ void Store::restore(const json& snap) {
     for (const auto& obj : arr) {
       data_[k][key(meta_str(obj, "namespace"), meta_str(obj, "name"))] = obj;
       by_uid_[meta_str(obj, "uid")] = {k, key(meta_str(obj, "namespace"), meta_str(obj, "name"))};
+      track_owner_refs(obj, +1);
     }
   }
 }

@@ -214,11 +214,16 @@ class Store {
   // Removes from storage and emits DELETED (plus CRD / namespace side effects).
   nlohmann::json erase_now(const ResourceType& t, const nlohmann::json& current, bool dry_run);
   void emit(const std::string& type, const ResourceType& t, const nlohmann::json& obj, const nlohmann::json& old);
-  // Whether a write can give collect_garbage() work: a deletion, an object pending
-  // deletion (before or after), or an object with an owner that is gone, in another
-  // namespace, or itself being deleted. Creates and updates of live objects whose
-  // owners are live change nothing the collector acts on.
-  bool gc_relevant(const std::string& type, const nlohmann::json& obj, const nlohmann::json& old) const;
+  // Whether a write can give collect_garbage() work: a namespace or CRD write; any
+  // write in a terminating namespace; the deletion of an object others reference as
+  // owner; an orphan or foreground deletion pending; a live object whose owner is gone
+  // or in another namespace; an object whose owner (before or after) is being deleted.
+  // Everything else (creates and status updates of live objects, pods removed after
+  // their owner) changes nothing the collector acts on.
+  bool gc_relevant(const std::string& type, const ResourceType& t, const nlohmann::json& obj,
+                   const nlohmann::json& old) const;
+  // referenced_ bookkeeping: +1 / -1 for each ownerReference of `obj`.
+  void track_owner_refs(const nlohmann::json& obj, int delta);
   Bucket& bucket(const ResourceType& t) { return data_[t.storage_key()]; }
   const nlohmann::json* find(const ResourceType& t, const std::string& ns, const std::string& name) const;
   void check_namespace(const ResourceType& t, const std::string& ns) const;
@@ -244,6 +249,7 @@ class Store {
   std::vector<std::function<void(const WatchEvent&)>> listeners_;
   bool stopping_ = false;
   bool gc_dirty_ = true;
+  std::unordered_map<std::string, size_t> referenced_;  // owner uid -> ownerReferences to it
   std::unordered_map<std::string, uint64_t> resource_rv_;  // storage key -> rv of its last write
   uint64_t restored_rv_ = 0;                              // restore() counts as a write to everything
   struct CachedText {

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <random>
 
 namespace kubesim::cluster {
@@ -39,9 +40,11 @@ class ClusterController : public Controller {
 
   void run(Store& store, const std::atomic<bool>& stop) override {
     TimePoint wake = TimePoint::min();  // first pass at once
-    uint64_t last_pass_rv = 0;
+    uint64_t last_pass_rv = 0, last_inputs_rv = 0;
     while (!stop) {
       uint64_t seen = store.current_rv();
+      // Writes only to what no controller reads (Leases, Events, custom resources): no pass.
+      if (seen != last_pass_rv && Clock::now() < wake && inputs_rv(store) == last_inputs_rv) last_pass_rv = seen;
       // Idle: nothing changed and no timer due. Sleep in short slices so `stop` is seen.
       if (seen == last_pass_rv && Clock::now() < wake) {
         auto slice = Steady::now() + std::chrono::milliseconds(250);
@@ -54,6 +57,7 @@ class ClusterController : public Controller {
         continue;
       }
       last_pass_rv = seen;
+      last_inputs_rv = inputs_rv(store);  // before the lists: a later write is seen next time
       wake = TimePoint::max();
       size_t planned = 0;
       try {
@@ -81,6 +85,21 @@ class ClusterController : public Controller {
     std::string s;
     for (size_t i = 0; i < n; ++i) s += kNameAlphabet[d(rng_)];
     return s;
+  }
+
+  // The last write to anything the controllers read (and to CRDs, which decide what is served).
+  static uint64_t inputs_rv(Store& store) {
+    static const char* const kInputs[][3] = {
+        {"", "v1", "nodes"},          {"", "v1", "pods"},
+        {"", "v1", "namespaces"},     {"", "v1", "persistentvolumeclaims"},
+        {"apps", "v1", "deployments"}, {"apps", "v1", "replicasets"},
+        {"batch", "v1", "jobs"},      {"resource.nvidia.com", "v1beta1", "computedomains"},
+        {"resource.k8s.io", "v1beta1", "resourceclaimtemplates"},
+        {"apiextensions.k8s.io", "v1", "customresourcedefinitions"}};
+    uint64_t last = 0;
+    for (const auto& in : kInputs)
+      if (ResourceTypePtr t = store.registry().find(in[0], in[1], in[2])) last = std::max(last, store.resource_rv(*t));
+    return last;
   }
 
   // The objects of one resource, listed again only when a write touched it since the
