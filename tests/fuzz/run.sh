@@ -128,14 +128,15 @@ for t in $targets; do
   if [ $rc -ne 0 ]; then
     status=1
     echo "   FAILED (exit $rc): see ${logs[*]} and $work/artifacts/$t/"
-    cat "${logs[@]}" | grep -E 'ERROR: |SUMMARY: |contract broken|threw|internal error|answers' | head -5 | sed 's/^/   /'
+    { cat "${logs[@]}" | grep -E 'ERROR: |SUMMARY: |contract broken|threw|internal error|answers|interrupted' || true; } |
+      head -5 | sed 's/^/   /'
   fi
-  summary+=("$(printf '%-11s %12s %10s %8s %8s %s' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${wall}s" \
-    "$([ $rc -eq 0 ] && echo ok || echo CRASH)")")
+  load=$(uptime | grep -oE 'load average: .*' | cut -d' ' -f3-)
+  summary+=("$(printf '%-11s %12s %10s %8s %8s %-6s %s' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${wall}s" \
+    "$([ $rc -eq 0 ] && echo ok || echo FAILED)" "$load")")
 done
 
 echo
-echo "uptime: $(uptime)"
-printf '%-11s %12s %10s %8s %8s %s\n' target executions exec/s cov wall result
+printf '%-11s %12s %10s %8s %8s %-6s %s\n' target executions exec/s cov wall result "load average at the end"
 printf '%s\n' "${summary[@]}"
 exit $status
