@@ -75,8 +75,6 @@ std::optional<json> deploymentStrategy(const Dgd& dgd, size_t index, std::vector
   const auto type = annotation(dgd, index, kAnnotationDeploymentStrategy);
   const auto surge = annotation(dgd, index, kAnnotationMaxSurge);
   const auto unavailable = annotation(dgd, index, kAnnotationMaxUnavailable);
-  if (!type && !surge && !unavailable) return std::nullopt;
-
   bool ok = true;
   if (type && type->value != "RollingUpdate" && type->value != "Recreate") {
     report(type->path, "\"" + type->value + "\" is not a strategy: RollingUpdate or Recreate");
@@ -99,13 +97,26 @@ std::optional<json> deploymentStrategy(const Dgd& dgd, size_t index, std::vector
     }
   }
   if (!ok) return std::nullopt;
-  if (type && type->value == "Recreate") return json{{"type", "Recreate"}};
 
   const Bound quarter{25, true};  // Kubernetes' default for either bound
   Bound max_surge = s.value_or(quarter), max_unavailable = u.value_or(quarter);
+  if (type && type->value == "Recreate") {
+    // Every old pod stopped before new ones run, as type Recreate does. Applied as type
+    // Recreate, the Deployment would keep the rollingUpdate block the API server defaulted
+    // (server-side apply removes only fields the applier owns), and the API server refuses
+    // rollingUpdate with Recreate: every later apply of the Deployment would fail.
+    max_surge = Bound{0, false};
+    max_unavailable = Bound{100, true};
+  }
   const int64_t replicas = dgd.spec.components[index].replicas.value_or(kDefaultReplicas);
   if (pods(max_surge, replicas, true) == 0 && pods(max_unavailable, replicas, false) == 0) {
-    max_surge = Bound{1, false};  // neither would let the rollout move
+    // Neither would let the rollout move. "maxSurge: 0" alone means "no extra pod" (the
+    // GPUs are full): take one pod down instead. Both written as zero: upstream's rule.
+    if (!u) {
+      max_unavailable = Bound{1, false};
+    } else {
+      max_surge = Bound{1, false};
+    }
   }
   return json{{"type", "RollingUpdate"},
               {"rollingUpdate", {{"maxSurge", max_surge.to_json()}, {"maxUnavailable", max_unavailable.to_json()}}}};

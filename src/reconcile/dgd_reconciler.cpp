@@ -884,7 +884,7 @@ std::chrono::milliseconds DgdReconciler::progress_delay(const std::string& key) 
     // This DGD's interval is over: the write takes a fleet-wide slot, kept until it is used.
     if (w.slot == std::chrono::steady_clock::time_point{}) {
       const auto step = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(1.0 / options_.status_progress_qps));
+          std::chrono::duration<double>(1.0 / std::max(options_.status_progress_qps, 0.001)));
       w.slot = std::max(now, next_progress_slot_);
       next_progress_slot_ = w.slot + step;
     }

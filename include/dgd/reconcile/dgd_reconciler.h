@@ -22,7 +22,8 @@
 // requeue), steps 2-3 are skipped and step 4 reads what that pass found. Anything else
 // brings the full pass back: a new generation, labels or annotations of the DGD, a
 // child added, deleted or changed outside its status (note_spec_change), a download
-// Job's change, an error, or 30 s since the last full pass.
+// Job that is gone or failed, a change in whether the workers wait for it, an error, or a
+// wake 30 s or more after the last full pass.
 // Events (Normal ChildCreated / ChildUpdated / ChildDeleted / RolloutComplete,
 // Warning InvalidSpec / ApplyFailed / KindNotServed) are sent once per
 // generation and only when something happened. At rest: zero writes.
@@ -94,8 +95,8 @@ class DgdReconciler final : public runtime::Reconciler {
   runtime::ReconcileResult reconcile(const runtime::ObjectKey& key) override;
 
   // The next reconcile of `key` ("ns/name") makes the full pass: a child of it was added,
-  // deleted or changed outside its status, or its download Job changed. Informer handlers
-  // call this before they enqueue the key.
+  // deleted or changed outside its status. Informer handlers call this before they enqueue
+  // the key. (The download Job is read by the status pass itself.)
   void note_spec_change(const std::string& key);
 
   // Keys ("ns/name") of the DGDs whose latest reconcile found that they use the download

@@ -39,8 +39,12 @@ Dgd dgdWith(const json& worker, const json& spec = json::object(), int replicas 
   return p.dgd;
 }
 
-TEST(Rollout, NoAnnotationLeavesKubernetesDefault) {
-  EXPECT_FALSE(deploymentStrategy(dgdWith(json::object()), 1, nullptr));
+// Without annotations the default is written out, so that the operator owns the block
+// and removing an annotation later brings the default back.
+TEST(Rollout, NoAnnotationIsKubernetesDefaultWrittenOut) {
+  auto s = deploymentStrategy(dgdWith(json::object()), 1, nullptr);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(*s, json::parse(R"({"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"}})"));
 }
 
 TEST(Rollout, FullCliqueWorkerRollsWithoutSurge) {
@@ -50,8 +54,13 @@ TEST(Rollout, FullCliqueWorkerRollsWithoutSurge) {
   ASSERT_TRUE(s);
   EXPECT_EQ(*s, json::parse(R"({"type":"RollingUpdate","rollingUpdate":{"maxSurge":0,"maxUnavailable":1}})"));
   EXPECT_TRUE(errors.empty());
-  // The other component is not annotated.
-  EXPECT_FALSE(deploymentStrategy(dgdWith({{kAnnotationMaxSurge, "0"}}), 0, nullptr));
+  // The other component is not annotated: the default.
+  EXPECT_EQ((*deploymentStrategy(dgdWith({{kAnnotationMaxSurge, "0"}}), 0, nullptr))["rollingUpdate"]["maxSurge"],
+            "25%");
+  // maxSurge 0 alone on one replica (25% unavailable is no pod): one pod down, never a surge pod.
+  s = deploymentStrategy(dgdWith({{kAnnotationMaxSurge, "0"}}), 1, nullptr);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(*s, json::parse(R"({"type":"RollingUpdate","rollingUpdate":{"maxSurge":0,"maxUnavailable":1}})"));
 }
 
 TEST(Rollout, PercentagesKeptAndTheMissingBoundIsTheDefault) {
@@ -72,9 +81,11 @@ TEST(Rollout, BoundsThatAllowNoPodGetOneSurgePod) {
 }
 
 TEST(Rollout, RecreateAndTheDgdWideAnnotationsThePodTemplateOverrides) {
+  // Recreate as "every old pod down first": type Recreate would clash with the
+  // rollingUpdate block the API server defaulted (server-side apply keeps it).
   auto s = deploymentStrategy(dgdWith(json::object(), {{kAnnotationDeploymentStrategy, "Recreate"}}), 0, nullptr);
   ASSERT_TRUE(s);
-  EXPECT_EQ(*s, json::parse(R"({"type":"Recreate"})"));
+  EXPECT_EQ(*s, json::parse(R"({"type":"RollingUpdate","rollingUpdate":{"maxSurge":0,"maxUnavailable":"100%"}})"));
   s = deploymentStrategy(dgdWith({{kAnnotationDeploymentStrategy, "RollingUpdate"}},
                                  {{kAnnotationDeploymentStrategy, "Recreate"}}),
                          1, nullptr);

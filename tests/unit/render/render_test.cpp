@@ -133,14 +133,14 @@ spec:
 }
 
 // Upstream's rollout annotations set the Deployment's strategy (api/rollout.h); without
-// them the recipes' Deployments carry none (Kubernetes' default).
+// them the recipes' Deployments carry Kubernetes' default, written out.
 TEST(Render, RolloutAnnotationsBecomeTheDeploymentStrategy) {
   api::Dgd g = recipeGraph("deepseek-v4.1-flash/sglang/disagg-gb200");
   auto plain = render(g, RenderOptions{});
   ASSERT_TRUE(plain.ok());
   for (const auto& o : plain.objects) {
     if (o["kind"] == "Deployment") {
-      EXPECT_FALSE(o["spec"].contains("strategy")) << o["metadata"]["name"];
+      EXPECT_EQ(o["spec"]["strategy"]["rollingUpdate"]["maxSurge"], "25%") << o["metadata"]["name"];
     }
   }
   g.spec.annotations["nvidia.com/deployment-rolling-update-max-surge"] = "0";
