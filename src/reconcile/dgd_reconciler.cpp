@@ -141,30 +141,6 @@ std::vector<std::string> graph_errors_as_user_paths(const std::vector<api::Field
 
 }  // namespace
 
-bool dgd_change_needs_reconcile(const json& before, const json& after) {
-  if (!before.is_object() || !after.is_object()) return true;
-  auto same_except = [](const json& a, const json& b, std::initializer_list<const char*> skip) {
-    if (!a.is_object() || !b.is_object()) return a == b;
-    size_t na = 0, nb = 0;
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      if (std::any_of(skip.begin(), skip.end(), [&](const char* k) { return it.key() == k; })) continue;
-      ++na;
-      auto jt = b.find(it.key());
-      if (jt == b.end() || *jt != *it) return false;
-    }
-    for (auto it = b.begin(); it != b.end(); ++it) {
-      if (std::none_of(skip.begin(), skip.end(), [&](const char* k) { return it.key() == k; })) ++nb;
-    }
-    return na == nb;
-  };
-  auto ma = before.find("metadata"), mb = after.find("metadata");
-  const json none;
-  const json& meta_a = ma == before.end() ? none : *ma;
-  const json& meta_b = mb == after.end() ? none : *mb;
-  return !same_except(before, after, {"status", "metadata"}) ||
-         !same_except(meta_a, meta_b, {"resourceVersion", "managedFields"});
-}
-
 struct DgdReconciler::SteadyState {
   struct Component {
     std::string name, type;

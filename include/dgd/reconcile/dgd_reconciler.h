@@ -59,13 +59,11 @@ class ServingChecks;
 
 inline constexpr const char* kFieldManager = "dgd-operator";
 
-// False when `after` differs from `before` (two states of one DGD) only in its status,
-// resourceVersion or managedFields: the echo of a status write, which a reconcile would
-// answer by computing the same status again. Everything a reconcile reads from the DGD
-// (spec, labels, annotations, deletionTimestamp, finalizers, uid) makes it true.
-bool dgd_change_needs_reconcile(const nlohmann::json& before, const nlohmann::json& after);
-// The same test on two compact JSON texts (an informer's cached objects) without parsing
-// them; true when either is not a JSON object. Used for every child update, so cheap.
+// False when `after` differs from `before` (two states of one object, as compact JSON
+// texts: an informer's cached objects) only in its status, resourceVersion or
+// managedFields: the echo of a status write, or a Deployment's replica counts. Everything
+// else (spec, labels, annotations, deletionTimestamp, finalizers, uid) makes it true, as
+// does a text that is not a JSON object. Parses neither text: it runs on every update.
 bool changed_outside_status(std::string_view before, std::string_view after);
 
 struct DgdReconcilerOptions {
