@@ -66,10 +66,19 @@ void Informer::dispatch_delete(const ObjectPtr& o) {
 
 void Informer::update_gauge() {
   if (!options_.metrics) return;
-  options_.metrics
-      ->gauge("dgd_informer_cache_objects", "Objects held in an informer's cache.",
-              {{"resource", options_.resource.to_string()}})
-      .set(static_cast<double>(store_.size()));
+  if (gauges_.objects == nullptr) {  // the informer thread only: no lock needed
+    const std::string r = options_.resource.to_string();
+    const char* help = "Bytes of the JSON texts in an informer's cache: whole, and held by the objects themselves "
+                       "(the rest is shared with other objects).";
+    gauges_.objects = &options_.metrics->gauge("dgd_informer_cache_objects", "Objects held in an informer's cache.",
+                                               {{"resource", r}});
+    gauges_.whole = &options_.metrics->gauge("dgd_informer_cache_text_bytes", help, {{"resource", r}, {"form", "whole"}});
+    gauges_.own = &options_.metrics->gauge("dgd_informer_cache_text_bytes", help, {{"resource", r}, {"form", "own"}});
+  }
+  gauges_.objects->set(static_cast<double>(store_.size()));
+  const Store::TextBytes bytes = store_.text_bytes();
+  gauges_.whole->set(static_cast<double>(bytes.whole));
+  gauges_.own->set(static_cast<double>(bytes.own));
 }
 
 bool Informer::list_and_replace(std::string& resource_version) {

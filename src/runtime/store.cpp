@@ -119,12 +119,15 @@ std::shared_ptr<const CachedObject> CachedObject::make(json object) {
     }
   }
   o->owner_refs_.shrink_to_fit();
-  o->json_ = object.dump();
-  o->json_.shrink_to_fit();  // dump() grows geometrically: up to 2x the text otherwise
+  o->set_text(object.dump());  // shrunk there: dump() grows geometrically
   return o;
 }
 
-json CachedObject::object() const { return json::parse(json_); }
+void CachedObject::set_text(std::string compact) {
+  text_ = SplicedText::make(std::move(compact), SharedTextPool::global(), {"apiVersion", "kind", "metadata"});
+}
+
+json CachedObject::object() const { return json::parse(text_.str()); }
 
 ObjectPtr Store::get(std::string_view ns, std::string_view name) const {
   std::string key = ns.empty() ? std::string(name) : std::string(ns) + "/" + std::string(name);
@@ -173,6 +176,11 @@ size_t Store::size() const {
   return by_key_.size();
 }
 
+Store::TextBytes Store::text_bytes() const {
+  std::shared_lock l(mu_);
+  return bytes_;
+}
+
 bool Store::synced() const {
   std::lock_guard<std::mutex> l(sync_mu_);
   return synced_;
@@ -184,10 +192,14 @@ bool Store::wait_synced(std::chrono::milliseconds timeout) const {
 }
 
 void Store::index_locked(const ObjectPtr& o) {
+  bytes_.whole += o->json_size();
+  bytes_.own += o->text().own_bytes();
   for (const auto& r : o->owner_refs()) by_owner_[r.uid].insert(o->key());
 }
 
 void Store::unindex_locked(const ObjectPtr& o) {
+  bytes_.whole -= o->json_size();
+  bytes_.own -= o->text().own_bytes();
   for (const auto& r : o->owner_refs()) {
     auto it = by_owner_.find(r.uid);
     if (it == by_owner_.end()) continue;
@@ -220,7 +232,10 @@ Store::Diff Store::replace(std::vector<ObjectPtr> objects) {
   // Build the new indexes outside the lock, then swap.
   std::map<std::string, ObjectPtr, std::less<>> keys;
   std::map<std::string, std::set<std::string>, std::less<>> owners;
+  TextBytes bytes;
   for (auto& o : objects) {
+    bytes.whole += o->json_size();
+    bytes.own += o->text().own_bytes();
     for (const auto& r : o->owner_refs()) owners[r.uid].insert(o->key());
     keys[o->key()] = std::move(o);
   }
@@ -238,6 +253,7 @@ Store::Diff Store::replace(std::vector<ObjectPtr> objects) {
     }
     by_key_.swap(keys);
     by_owner_.swap(owners);
+    bytes_ = bytes;
   }
   {
     std::lock_guard<std::mutex> l(sync_mu_);

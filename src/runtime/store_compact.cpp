@@ -113,7 +113,7 @@ std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view tex
                                                             std::string* error) {
   JsonScanner s(text);
   auto o = std::shared_ptr<CachedObject>(new CachedObject());
-  std::string& out = o->json_;
+  std::string out;
   out.reserve(text.size());
   auto invalid = [&]() -> std::shared_ptr<const CachedObject> {
     if (error) *error = s.ok() ? "not a JSON object" : s.error();
@@ -197,7 +197,7 @@ std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view tex
   out += '}';
   if (!s.ok() || !s.at_end()) return invalid();
   o->owner_refs_.shrink_to_fit();
-  o->json_.shrink_to_fit();
+  o->set_text(std::move(out));
   return o;
 }
 

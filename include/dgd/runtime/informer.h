@@ -29,6 +29,7 @@
 namespace dgd::kube {
 class RestClient;
 class MetricsRegistry;
+class Gauge;
 }  // namespace dgd::kube
 
 namespace dgd::runtime {
@@ -95,6 +96,9 @@ class Informer {
   kube::CancelSource cancel_;
   std::thread thread_;
   std::atomic<long> relists_{0};
+  struct Gauges {
+    kube::Gauge *objects = nullptr, *whole = nullptr, *own = nullptr;
+  } gauges_;
   long lists_ = 0;
   long events_in_watch_ = 0;
 };

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "dgd/runtime/shared_text.h"
+
 namespace dgd::runtime {
 
 // FieldProjection: the fields a cache keeps of each object beyond apiVersion, kind and
@@ -78,17 +80,24 @@ class CachedObject {
   std::string key() const { return ns_.empty() ? name_ : ns_ + "/" + name_; }
   // metadata.ownerReferences, the controller owner first.
   const std::vector<OwnerRef>& owner_refs() const { return owner_refs_; }
-  // The compact JSON text.
-  const std::string& json_text() const { return json_; }
+  // The compact JSON text (rebuilt from the object's own bytes and the values it shares
+  // with other cached objects: shared_text.h).
+  std::string json_text() const { return text_.str(); }
+  size_t json_size() const { return text_.size(); }
+  // What the object holds: its own bytes and its references to shared values.
+  const SplicedText& text() const { return text_; }
   // A freshly parsed copy of the object (a reconcile reads a few objects; parsing on
   // demand keeps the cache at ~1x the compact JSON size).
   nlohmann::json object() const;
 
  private:
   CachedObject() = default;
+  // The compact text in its cached form: values outside apiVersion, kind and metadata
+  // that other cached objects carry too are shared (SharedTextPool::global()).
+  void set_text(std::string compact);
   std::string ns_, name_, uid_, resource_version_;
   std::vector<OwnerRef> owner_refs_;
-  std::string json_;
+  SplicedText text_;
 };
 
 using ObjectPtr = std::shared_ptr<const CachedObject>;
@@ -115,6 +124,12 @@ class Store {
   // Objects with an ownerReference to `owner_uid`.
   std::vector<ObjectPtr> by_owner(std::string_view owner_uid) const;
   size_t size() const;
+  // Bytes of the cached objects' texts: whole (as json_text() gives them), and the part
+  // the objects hold themselves (the rest is shared: shared_text.h).
+  struct TextBytes {
+    size_t whole = 0, own = 0;
+  };
+  TextBytes text_bytes() const;
   // True once the first full list has been swapped in.
   bool synced() const;
   // Waits for synced(); false on timeout.
@@ -140,6 +155,7 @@ class Store {
   mutable std::shared_mutex mu_;
   std::map<std::string, ObjectPtr, std::less<>> by_key_;
   std::map<std::string, std::set<std::string>, std::less<>> by_owner_;  // owner uid -> keys
+  TextBytes bytes_;
   bool synced_ = false;
   mutable std::mutex sync_mu_;
   mutable std::condition_variable sync_cv_;
