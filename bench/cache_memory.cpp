@@ -261,11 +261,11 @@ size_t heap_in_use() { return mallinfo2().uordblks; }
 
 // Heap bytes per object the Store holds for `texts` (filled from text, as a watch does).
 double store_bytes(const std::vector<std::string>& texts, const dgd::runtime::FieldProjection& projection,
-                   double* compact, double* own) {
+                   dgd::runtime::SharedTextPool* shared, double* compact, double* own) {
   malloc_trim(0);
   const size_t before = heap_in_use();
   auto store = std::make_unique<dgd::runtime::Store>();
-  for (const auto& t : texts) store->upsert(dgd::runtime::CachedObject::from_text(t, projection));
+  for (const auto& t : texts) store->upsert(dgd::runtime::CachedObject::from_text(t, projection, shared));
   const size_t with = heap_in_use();
   const auto bytes = store->text_bytes();
   *compact = static_cast<double>(bytes.whole) / static_cast<double>(texts.size());
@@ -296,12 +296,10 @@ void BM_CacheBytesPerObject(benchmark::State& state) {
   const std::string kind = kKinds[state.range(0)];
   const std::vector<std::string> texts = texts_of(kind);
   const auto projection = projection_for(kind.substr(0, kind.find('/')), true);
-  auto& pool = dgd::runtime::SharedTextPool::global();
-  pool.set_enabled(state.range(1) != 0);
+  dgd::runtime::SharedTextPool pool;
   double per_object = 0, compact = 0, own = 0, server = 0;
   for (const auto& t : texts) server += static_cast<double>(t.size());
-  for (auto _ : state) per_object = store_bytes(texts, projection, &compact, &own);
-  pool.set_enabled(true);
+  for (auto _ : state) per_object = store_bytes(texts, projection, state.range(1) ? &pool : nullptr, &compact, &own);
   state.SetLabel(kind + (state.range(1) ? " shared" : " whole"));
   state.counters["objects"] = static_cast<double>(texts.size());
   state.counters["server_json_B"] = server / static_cast<double>(texts.size());
@@ -380,7 +378,6 @@ ListRun list_everything(int mode, size_t page_size) {
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    dgd::runtime::SharedTextPool::global().set_enabled(mode == 3);
     { std::ofstream("/proc/self/clear_refs") << "5"; }  // VmHWM := VmRSS
     const long base = status_kib("VmRSS");
     std::vector<std::unique_ptr<dgd::runtime::Store>> stores;
@@ -403,7 +400,8 @@ ListRun list_everything(int mode, size_t page_size) {
         } else {
           dgd::runtime::ListPage page;
           page.items = std::move(items);
-          dgd::runtime::decode_list_page(body, projection, page);
+          dgd::runtime::decode_list_page(body, projection, mode == 3 ? &dgd::runtime::SharedTextPool::global() : nullptr,
+                                         page);
           items = std::move(page.items);
         }
       }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dgd/kube/metrics.h"
-#include "dgd/runtime/memory_metrics.h"
+#include "dgd/runtime/process_memory.h"
 
 namespace dgd::runtime {
 

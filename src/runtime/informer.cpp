@@ -64,6 +64,10 @@ void Informer::dispatch_delete(const ObjectPtr& o) {
   for (auto& h : handlers_) if (h.on_delete) h.on_delete(o);
 }
 
+SharedTextPool* Informer::shared_pool() const {
+  return options_.share_values ? &SharedTextPool::global() : nullptr;
+}
+
 void Informer::update_gauge() {
   if (!options_.metrics) return;
   if (gauges_.objects == nullptr) {  // the informer thread only: no lock needed
@@ -109,7 +113,7 @@ bool Informer::list_and_replace(std::string& resource_version) {
     ListPage decoded;
     decoded.items = std::move(objects);
     std::string why;
-    const bool ok = decode_list_page(*page, options_.projection, decoded, &why);
+    const bool ok = decode_list_page(*page, options_.projection, shared_pool(), decoded, &why);
     objects = std::move(decoded.items);
     if (!ok) {
       spdlog::warn("informer {}: list response unreadable: {}", options_.resource.to_string(), why);
@@ -169,7 +173,7 @@ bool Informer::watch_once(std::string& resource_version, bool& failed) {
           case kube::WatchEventType::kAdded:
           case kube::WatchEventType::kModified: {
             // From the event's text in one pass: no DOM per event (watch_scan.h).
-            auto obj = CachedObject::from_text(ev.object_text, options_.projection);
+            auto obj = CachedObject::from_text(ev.object_text, options_.projection, shared_pool());
             if (!obj) return bad_object(ev);
             resource_version = obj->resource_version();
             auto old = store_.upsert(obj);
@@ -179,7 +183,7 @@ bool Informer::watch_once(std::string& resource_version, bool& failed) {
             return true;
           }
           case kube::WatchEventType::kDeleted: {
-            auto obj = CachedObject::from_text(ev.object_text, options_.projection);
+            auto obj = CachedObject::from_text(ev.object_text, options_.projection, shared_pool());
             if (!obj) return bad_object(ev);
             resource_version = obj->resource_version();
             auto old = store_.erase(obj->key());

@@ -1,5 +1,6 @@
 #include "dgd/runtime/shared_text.h"
 
+#include <cstring>
 #include <functional>
 
 #include "dgd/kube/watch_scan.h"
@@ -8,17 +9,29 @@ namespace dgd::runtime {
 
 namespace {
 
-// Smaller values stay inline: a reference (24 bytes) and a pool entry (~120 bytes,
-// shared) would save little on them.
-constexpr size_t kMinShared = 64;
-// Objects and arrays above this size are not looked up whole, only their members: a
-// container that large nearly always carries the graph's name somewhere (a Deployment's
-// spec, its pod template, its container), and hashing it would cost a pass over most of
-// the object at every level.
-constexpr size_t kMaxWholeContainer = 2048;
-// Values nested deeper are kept inline: the walk recurses (pod templates share at depth
-// 5-8), and a hostile object may nest arrays 100,000 deep.
+// Containers nested deeper are copied (and offered) whole: the copy recurses (pod
+// templates share at depth 5-8), and a hostile object may nest arrays 100,000 deep.
 constexpr int kMaxDepth = 24;
+
+// 8 bytes per step (a multiply and a shift): the cache hashes most of each object it
+// stores, so std::hash (murmur, byte tail loops) showed in the watch decode rate.
+size_t hash_text(std::string_view v) {
+  const char* p = v.data();
+  const size_t n = v.size();
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xC2B2AE3D27D4EB4FULL);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p + i, n - i);
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
+  h ^= h >> 29;
+  return static_cast<size_t>(h);
+}
 
 }  // namespace
 
@@ -38,7 +51,7 @@ SharedTextPool& SharedTextPool::global() {
 SharedTextPool::SharedTextPool() : recent_(kRecentSlots, 0) {}
 
 std::shared_ptr<const std::string> SharedTextPool::share(std::string_view value) {
-  const size_t hash = std::hash<std::string_view>{}(value);
+  const size_t hash = hash_text(value);
   std::lock_guard<std::mutex> lock(mu_);
   if (!enabled_) return nullptr;
   if (auto it = shared_.find(Key{value, hash}); it != shared_.end()) {
@@ -60,7 +73,7 @@ std::shared_ptr<const std::string> SharedTextPool::share(std::string_view value)
 }
 
 void SharedTextPool::release(const std::string* s) {
-  const size_t hash = std::hash<std::string_view>{}(*s);
+  const size_t hash = hash_text(*s);
   std::lock_guard<std::mutex> lock(mu_);
   bytes_ -= s->size();
   auto it = shared_.find(Key{*s, hash});
@@ -88,113 +101,126 @@ size_t SharedTextPool::bytes() const {
   return bytes_;
 }
 
-namespace {
+size_t SplicedText::Builder::begin_value() {
+  nodes_.push_back({literal_.size(), 0, false});
+  return nodes_.size() - 1;
+}
 
-using kube::JsonScanner;
+void SplicedText::Builder::end_value(size_t node, bool container) {
+  Node& n = nodes_[node];
+  n.end = literal_.size();
+  n.container = container;
+  // A small value's members are smaller still: they were dropped already, it is last.
+  if (!enabled_ || n.end - n.start < SharedTextPool::kMinShared) nodes_.resize(node);
+}
 
-struct Splicer {
-  SharedTextPool& pool;
-  std::string& literal;
-  std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>>& splices;
-
-  // Appends `v` (one compact JSON value), its shared parts as splices. False if `v` is
-  // not valid JSON (the caller then keeps the text whole).
-  bool emit(std::string_view v, int depth) {
-    if (v.size() < kMinShared || depth > kMaxDepth) {
-      literal.append(v);
-      return true;
-    }
-    const bool container = v.front() == '{' || v.front() == '[';
-    if (!container || v.size() <= kMaxWholeContainer) {
-      if (auto shared = pool.share(v)) {
-        splices.emplace_back(static_cast<uint32_t>(literal.size()), std::move(shared));
-        return true;
-      }
-    }
-    if (!container) {
-      literal.append(v);
-      return true;
-    }
-    JsonScanner s(v);
-    bool first = true;
-    if (v.front() == '{') {
-      std::string_view key;
-      literal += '{';
-      s.begin_object();
-      while (s.next_member(key)) {
-        if (!first) literal += ',';
-        first = false;
-        literal += '"';
-        literal.append(key);
-        literal += "\":";
-        if (!member(s, v, depth)) return false;
-      }
-      literal += '}';
-    } else {
-      literal += '[';
-      s.begin_array();
-      while (s.next_element()) {
-        if (!first) literal += ',';
-        first = false;
-        if (!member(s, v, depth)) return false;
-      }
-      literal += ']';
-    }
-    return s.ok() && s.at_end();
-  }
-
-  bool member(JsonScanner& s, std::string_view v, int depth) {
-    s.peek();
-    const size_t start = s.pos();
-    if (!s.value()) return false;
-    return emit(v.substr(start, s.pos() - start), depth + 1);
-  }
-};
-
-}  // namespace
-
-SplicedText SplicedText::make(std::string compact, SharedTextPool& pool,
-                              std::initializer_list<std::string_view> skip_members) {
+SplicedText SplicedText::Builder::finish() {
   SplicedText t;
-  t.size_ = compact.size();
-  std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> splices;
-  std::string literal;
-  bool ok = compact.size() <= UINT32_MAX && pool.enabled();
-  if (ok) {
-    literal.reserve(compact.size());
-    Splicer splicer{pool, literal, splices};
-    JsonScanner s(compact);
-    ok = s.peek() == '{' && s.begin_object();
-    literal += '{';
-    bool first = true;
-    std::string_view key;
-    while (ok && s.next_member(key)) {
-      if (!first) literal += ',';
-      first = false;
-      literal += '"';
-      literal.append(key);
-      literal += "\":";
-      bool skip = false;
-      for (auto m : skip_members) skip = skip || JsonScanner::raw_equals(key, m);
-      s.peek();
-      const size_t start = s.pos();
-      if (!s.value()) break;
-      const std::string_view v = std::string_view(compact).substr(start, s.pos() - start);
-      if (skip) literal.append(v);
-      else ok = splicer.emit(v, 1);
+  t.size_ = literal_.size();
+  std::vector<std::pair<size_t, std::shared_ptr<const std::string>>> found;  // node start, value
+  size_t inside_until = 0;  // members of a value already shared
+  for (const Node& n : nodes_) {
+    if (n.start < inside_until) continue;
+    if (n.container && n.end - n.start > SharedTextPool::kMaxWholeContainer) continue;  // its members are next
+    if (auto p = pool_->share(std::string_view(literal_).substr(n.start, n.end - n.start))) {
+      found.emplace_back(n.start, std::move(p));
+      inside_until = n.end;
     }
-    literal += '}';
-    ok = ok && s.ok() && s.at_end();
   }
-  if (!ok || splices.empty()) {
-    t.literal_ = std::move(compact);
-    t.literal_.shrink_to_fit();
+  if (found.empty() || literal_.size() > UINT32_MAX) {
+    literal_.shrink_to_fit();
+    t.literal_ = std::move(literal_);
     return t;
   }
-  literal.shrink_to_fit();
-  t.literal_ = std::move(literal);
-  t.splices_.reserve(splices.size());
-  for (auto& [at, value] : splices) t.splices_.push_back({at, std::move(value)});
+  size_t shared = 0;
+  for (const auto& f : found) shared += f.second->size();
+  t.literal_.reserve(literal_.size() - shared);
+  size_t at = 0;
+  for (auto& [start, value] : found) {
+    t.literal_.append(literal_, at, start - at);
+    at = start + value->size();
+    t.splices_.push_back({static_cast<uint32_t>(t.literal_.size()), std::move(value)});
+  }
+  t.literal_.append(literal_, at, std::string::npos);
+  return t;
+}
+
+namespace detail {
+
+bool copy_sharing(kube::JsonScanner& s, SplicedText::Builder& b, int depth) {
+  const char c = s.peek();
+  const bool container = c == '{' || c == '[';
+  if (!b.enabled()) return s.value(&b.out());
+  const size_t node = b.begin_value();
+  std::string& out = b.out();
+  if (!container || depth >= kMaxDepth) {
+    if (!s.value(&out)) return false;
+  } else if (c == '{') {
+    out += '{';
+    bool first = true;
+    std::string_view key;
+    s.begin_object();
+    while (s.next_member(key)) {
+      if (!first) out += ',';
+      first = false;
+      out += '"';
+      out.append(key);
+      out += "\":";
+      if (!copy_sharing(s, b, depth + 1)) return false;
+    }
+    out += '}';
+  } else {
+    out += '[';
+    bool first = true;
+    s.begin_array();
+    while (s.next_element()) {
+      if (!first) out += ',';
+      first = false;
+      if (!copy_sharing(s, b, depth + 1)) return false;
+    }
+    out += ']';
+  }
+  if (!s.ok()) return false;
+  b.end_value(node, container);
+  return true;
+}
+
+}  // namespace detail
+
+SplicedText SplicedText::make(std::string_view json, SharedTextPool& pool,
+                              std::initializer_list<std::string_view> skip_members) {
+  Builder b(&pool);
+  std::string& out = b.out();
+  out.reserve(json.size());
+  kube::JsonScanner s(json);
+  bool ok = s.peek() == '{' && s.begin_object();
+  out += '{';
+  bool first = true;
+  std::string_view key;
+  while (ok && s.next_member(key)) {
+    if (!first) out += ',';
+    first = false;
+    out += '"';
+    out.append(key);
+    out += "\":";
+    bool skip = false;
+    for (auto m : skip_members) skip = skip || kube::JsonScanner::raw_equals(key, m);
+    ok = skip ? s.value(&out) : detail::copy_sharing(s, b, 1);
+  }
+  out += '}';
+  if (!ok || !s.ok() || !s.at_end()) {
+    SplicedText whole;
+    whole.literal_.assign(json);
+    whole.size_ = json.size();
+    return whole;
+  }
+  return b.finish();
+}
+
+SplicedText SplicedText::whole(std::string text) {
+  SplicedText t;
+  t.size_ = text.size();
+  t.literal_ = std::move(text);
   return t;
 }
 

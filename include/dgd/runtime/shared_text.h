@@ -22,6 +22,10 @@
 #include <unordered_map>
 #include <vector>
 
+namespace dgd::kube {
+class JsonScanner;
+}
+
 namespace dgd::runtime {
 
 class SharedTextPool {
@@ -37,6 +41,12 @@ class SharedTextPool {
   // The shared copy of `value` if it is shared or was asked about recently (then it
   // becomes shared); null the first time (the caller keeps its own copy).
   std::shared_ptr<const std::string> share(std::string_view value);
+  // Values smaller than this are never offered (a splice and an entry cost ~150 bytes).
+  static constexpr size_t kMinShared = 64;
+  // Objects and arrays above this size are not looked up whole, only their members: a
+  // container that large nearly always carries the graph's name somewhere (a Deployment's
+  // spec, its pod template), and hashing it would cost a pass over most of the object.
+  static constexpr size_t kMaxWholeContainer = 2048;
 
   // Off: share() always returns null (the benchmarks compare both forms).
   void set_enabled(bool on);
@@ -68,10 +78,40 @@ class SharedTextPool {
 class SplicedText {
  public:
   SplicedText() = default;
-  // `compact` (a compact JSON object as the cache makes it) with its large values outside
-  // the members named in `skip_members` (top level; e.g. metadata) looked up in `pool`;
-  // those shared are cut out.
-  static SplicedText make(std::string compact, SharedTextPool& pool, std::initializer_list<std::string_view> skip_members);
+  // `json` (one valid JSON object, any spacing) in compact form, its large values outside
+  // the top-level members named in `skip_members` (e.g. metadata) looked up in `pool`;
+  // those shared are cut out. Invalid JSON is kept as it is, whole.
+  static SplicedText make(std::string_view json, SharedTextPool& pool,
+                          std::initializer_list<std::string_view> skip_members);
+
+  // Builds a SplicedText while a caller copies a JSON object into compact text: the
+  // caller appends to out() and brackets each value it may share with begin_value() /
+  // end_value() (detail::copy_sharing does it for a whole value). finish() then shares,
+  // top down, the largest values the pool knows: a value found is cut out whole, and only
+  // the members of one not found are looked at. One pass over the text, no re-scan.
+  class Builder {
+   public:
+    // Null `pool`: nothing is shared (the text is copied as it is).
+    explicit Builder(SharedTextPool* pool) : pool_(pool), enabled_(pool != nullptr && pool->enabled()) {}
+    std::string& out() { return literal_; }
+    bool enabled() const { return enabled_; }
+    size_t begin_value();
+    void end_value(size_t node, bool container);
+    SplicedText finish();
+
+   private:
+    struct Node {
+      size_t start, end;
+      bool container;
+    };
+    SharedTextPool* pool_;
+    const bool enabled_;
+    std::string literal_;
+    std::vector<Node> nodes_;  // values of kMinShared bytes or more, in pre-order
+  };
+
+  // `text` as it is, nothing shared.
+  static SplicedText whole(std::string text);
 
   // The whole text.
   std::string str() const;
@@ -90,5 +130,12 @@ class SplicedText {
   std::vector<Splice> splices_;
   size_t size_ = 0;
 };
+
+// Copies the next value of `s` in compact form into `b.out()`, marking the values it may
+// share; containers nested deeper than a bound are copied (and offered) whole. False if
+// the scanner failed.
+namespace detail {
+bool copy_sharing(kube::JsonScanner& s, SplicedText::Builder& b, int depth = 1);
+}
 
 }  // namespace dgd::runtime

@@ -153,11 +153,12 @@ TEST(SharedTextPool, ConcurrentSharersAgree) {
 }
 
 TEST(CachedObject, SharesTheTemplatesOfSimilarObjectsAndReadsTheSame) {
-  // The global pool, as the informers use it: the cached objects read exactly as before.
+  // As an informer with share_values caches them: the objects read exactly as before.
+  SharedTextPool pool;
   std::vector<ObjectPtr> objects;
   for (int i = 0; i < 4; ++i) {
     const std::string text = deployment("graph" + std::to_string(i));
-    auto o = CachedObject::from_text(text);
+    auto o = CachedObject::from_text(text, FieldProjection(), &pool);
     ASSERT_NE(o, nullptr);
     EXPECT_EQ(o->object(), json::parse(text));
     EXPECT_EQ(o->json_text(), json::parse(text).dump());  // the server's key order is nlohmann's here
@@ -166,9 +167,21 @@ TEST(CachedObject, SharesTheTemplatesOfSimilarObjectsAndReadsTheSame) {
   }
   EXPECT_GT(objects[3]->text().shared_values(), 0u);
   EXPECT_LT(objects[3]->text().own_bytes(), objects[3]->json_size() / 3);
+  // Without a pool (the default) and on the DOM path nothing is shared; the text is the same.
+  auto plain = CachedObject::from_text(deployment("graph3"));
   auto dom = CachedObject::make(json::parse(deployment("graph3")));
+  EXPECT_EQ(plain->text().shared_values(), 0u);
+  EXPECT_EQ(dom->text().shared_values(), 0u);
+  EXPECT_EQ(plain->json_text(), objects[3]->json_text());
   EXPECT_EQ(dom->json_text(), objects[3]->json_text());
-  EXPECT_GT(dom->text().shared_values(), 0u);
+  // A projection keeps only its fields, and shares what it keeps.
+  auto projected = CachedObject::from_text(deployment("graph3"), FieldProjection({"spec.template.spec.containers.command"}), &pool);
+  auto projected_dom = CachedObject::make(json::parse(deployment("graph3")), FieldProjection({"spec.template.spec.containers.command"}));
+  EXPECT_EQ(projected->json_text(), projected_dom->json_text());
+  EXPECT_EQ(projected->text().shared_values(), 1u);
+  objects.clear();
+  projected.reset();
+  EXPECT_EQ(pool.size(), 0u);
 }
 
 }  // namespace

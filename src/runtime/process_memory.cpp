@@ -1,4 +1,4 @@
-#include "dgd/runtime/memory_metrics.h"
+#include "dgd/runtime/process_memory.h"
 
 #include <cstdlib>  // defines __GLIBC__
 
@@ -23,6 +23,17 @@ void sample_memory_metrics(kube::MetricsRegistry& metrics) {
       .set(static_cast<double>(pool.size()));
   metrics.gauge("dgd_shared_text_bytes", "Bytes of the values the informer caches share.")
       .set(static_cast<double>(pool.bytes()));
+}
+
+bool release_free_heap(size_t min_free) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+  if (mallinfo2().fordblks < min_free) return false;
+  malloc_trim(0);
+  return true;
+#else
+  (void)min_free;
+  return false;
+#endif
 }
 
 }  // namespace dgd::runtime
