@@ -257,6 +257,11 @@ dgd::runtime::FieldProjection projection_for(const std::string& resource, bool f
   return {};
 }
 
+// The informers that share values in the operator (src/reconcile/operator.cpp).
+bool shared_in_operator(const std::string& resource) {
+  return resource == "deployments" || resource == "jobs" || resource == "pods" || resource == "dynamographdeployments";
+}
+
 size_t heap_in_use() { return mallinfo2().uordblks; }
 
 // Heap bytes per object the Store holds for `texts` (filled from text, as a watch does).
@@ -400,7 +405,8 @@ ListRun list_everything(int mode, size_t page_size) {
         } else {
           dgd::runtime::ListPage page;
           page.items = std::move(items);
-          dgd::runtime::decode_list_page(body, projection, mode == 3 ? &dgd::runtime::SharedTextPool::global() : nullptr,
+          dgd::runtime::decode_list_page(body, projection, mode == 3 && shared_in_operator(resource)
+                                                               ? &dgd::runtime::SharedTextPool::global() : nullptr,
                                          page);
           items = std::move(page.items);
         }

@@ -50,7 +50,7 @@ SharedTextPool& SharedTextPool::global() {
 
 SharedTextPool::SharedTextPool() : recent_(kRecentSlots, 0) {}
 
-std::shared_ptr<const std::string> SharedTextPool::share(std::string_view value) {
+std::shared_ptr<const std::string> SharedTextPool::share(std::string_view value, uint32_t owner) {
   const size_t hash = hash_text(value);
   std::lock_guard<std::mutex> lock(mu_);
   if (!enabled_) return nullptr;
@@ -60,10 +60,12 @@ std::shared_ptr<const std::string> SharedTextPool::share(std::string_view value)
     shared_.erase(it);
   }
   uint64_t& slot = recent_[hash % kRecentSlots];
-  if (slot != hash) {
-    slot = hash;  // the first time: remember it, share it if it comes again
+  const uint64_t seen = (static_cast<uint64_t>(hash) & ~uint64_t{0xFFFF}) | (owner & 0xFFFF);
+  if ((slot >> 16) != (static_cast<uint64_t>(hash) >> 16)) {
+    slot = seen;  // the first time: remember it, share it if another object has it too
     return nullptr;
   }
+  if (owner != 0 && (slot & 0xFFFF) == (owner & 0xFFFF)) return nullptr;  // the same object again
   slot = 0;
   auto* s = new std::string(value);
   std::shared_ptr<const std::string> p(s, Release{this});
@@ -114,7 +116,7 @@ void SplicedText::Builder::end_value(size_t node, bool container) {
   if (!enabled_ || n.end - n.start < SharedTextPool::kMinShared) nodes_.resize(node);
 }
 
-SplicedText SplicedText::Builder::finish() {
+SplicedText SplicedText::Builder::finish(uint32_t owner) {
   SplicedText t;
   t.size_ = literal_.size();
   std::vector<std::pair<size_t, std::shared_ptr<const std::string>>> found;  // node start, value
@@ -122,7 +124,7 @@ SplicedText SplicedText::Builder::finish() {
   for (const Node& n : nodes_) {
     if (n.start < inside_until) continue;
     if (n.container && n.end - n.start > SharedTextPool::kMaxWholeContainer) continue;  // its members are next
-    if (auto p = pool_->share(std::string_view(literal_).substr(n.start, n.end - n.start))) {
+    if (auto p = pool_->share(std::string_view(literal_).substr(n.start, n.end - n.start), owner)) {
       found.emplace_back(n.start, std::move(p));
       inside_until = n.end;
     }

@@ -2,6 +2,8 @@
 // the same cached object as CachedObject::make(json::parse(text)): same key fields, same
 // owner references, managedFields and the last-applied annotation dropped, an
 // annotations map left empty by that dropped too (store_test checks both paths agree).
+#include <functional>
+
 #include "dgd/kube/watch_scan.h"
 #include "dgd/runtime/store.h"
 
@@ -207,7 +209,11 @@ std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view tex
   out += '}';
   if (!s.ok() || !s.at_end()) return invalid();
   o->owner_refs_.shrink_to_fit();
-  o->text_ = b.finish();
+  // Tags the object by its key: its next version (a watch event) does not make its own
+  // values shared (SharedTextPool::share).
+  const uint32_t owner =
+      static_cast<uint32_t>(std::hash<std::string_view>{}(o->ns_) * 31 + std::hash<std::string_view>{}(o->name_)) | 1;
+  o->text_ = b.finish(owner);
   return o;
 }
 

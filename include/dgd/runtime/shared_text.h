@@ -39,8 +39,11 @@ class SharedTextPool {
   SharedTextPool& operator=(const SharedTextPool&) = delete;
 
   // The shared copy of `value` if it is shared or was asked about recently (then it
-  // becomes shared); null the first time (the caller keeps its own copy).
-  std::shared_ptr<const std::string> share(std::string_view value);
+  // becomes shared); null the first time (the caller keeps its own copy). `owner` tags the
+  // object asking (0: unknown): a value asked about again only by the same owner (the
+  // next version of one object, as a watch delivers it) is not made shared, since only
+  // that object would hold it.
+  std::shared_ptr<const std::string> share(std::string_view value, uint32_t owner = 0);
   // Values smaller than this are never offered (a splice and an entry cost ~150 bytes).
   static constexpr size_t kMinShared = 64;
   // Objects and arrays above this size are not looked up whole, only their members: a
@@ -72,7 +75,8 @@ class SharedTextPool {
   bool enabled_ = true;
   size_t bytes_ = 0;
   std::unordered_map<Key, std::weak_ptr<const std::string>, KeyHash> shared_;
-  std::vector<uint64_t> recent_;  // hashes of values asked about once, by hash % slots
+  // Values asked about once, by hash % slots: the hash's high 48 bits and the owner's low 16.
+  std::vector<uint64_t> recent_;
 };
 
 class SplicedText {
@@ -97,7 +101,8 @@ class SplicedText {
     bool enabled() const { return enabled_; }
     size_t begin_value();
     void end_value(size_t node, bool container);
-    SplicedText finish();
+    // `owner` tags the object being built (SharedTextPool::share).
+    SplicedText finish(uint32_t owner = 0);
 
    private:
     struct Node {

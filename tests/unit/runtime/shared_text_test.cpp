@@ -58,6 +58,30 @@ TEST(SharedTextPool, SharesAValueTheSecondTimeAndForgetsItWhenUnused) {
   EXPECT_EQ(pool.share(v), nullptr);
 }
 
+TEST(SharedTextPool, ValuesOfOneObjectOnlyAreNotShared) {
+  // A watch delivers version after version of one object: its own values are not worth an
+  // entry in the pool. A second object with the value is.
+  SharedTextPool pool;
+  const std::string v(100, 'u');
+  EXPECT_EQ(pool.share(v, 7), nullptr);
+  EXPECT_EQ(pool.share(v, 7), nullptr);
+  EXPECT_EQ(pool.share(v, 7), nullptr);
+  EXPECT_EQ(pool.size(), 0u);
+  auto p = pool.share(v, 8);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(pool.share(v, 7).get(), p.get()) << "once shared, the first owner gets it too";
+
+  std::vector<ObjectPtr> versions;
+  for (int rv = 1; rv <= 3; ++rv) {
+    json o = json::parse(deployment("only"));
+    o["metadata"]["resourceVersion"] = std::to_string(rv);
+    versions.push_back(CachedObject::from_text(o.dump(), FieldProjection(), &pool));
+    EXPECT_EQ(versions.back()->text().shared_values(), 0u) << rv;
+  }
+  auto other = CachedObject::from_text(deployment("other"), FieldProjection(), &pool);
+  EXPECT_GT(other->text().shared_values(), 0u);
+}
+
 TEST(SplicedText, RebuildsTheExactTextAndSharesWhatObjectsHaveInCommon) {
   SharedTextPool pool;
   std::vector<SplicedText> texts;
