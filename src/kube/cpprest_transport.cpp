@@ -166,9 +166,9 @@ class CpprestTransport final : public HttpTransport {
       // chunk that took a whole burst (everything buffered while the informer was busy)
       // would keep that burst's size for the life of the stream (4 MB over the informers
       // of a N = 300 bench while converging; heaptrack).
+      // Not reserved up front: most chunks are one event of a few KB.
       constexpr size_t kMaxChunk = 64 * 1024;
       std::string chunk;
-      chunk.reserve(kMaxChunk);
       char buf[16384];
       for (;;) {
         // Wait for at least one byte, then take whatever else is already buffered.
