@@ -323,7 +323,8 @@ ReconcileResult DgdReconciler::retry(const std::string& key) {
 
 ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   const std::string id = key.str();
-  std::optional<json> found = cluster_.get_dgd(key.ns, key.name);
+  // The DGD without its spec first: a status pass needs no more, and most passes are.
+  std::optional<json> found = cluster_.get_dgd_head(key.ns, key.name);
   if (!found) {
     // Deleted: the garbage collector removes the children (ownerReferences).
     if (options_.serving != nullptr) options_.serving->forget(id);
@@ -349,7 +350,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     }
     return ReconcileResult::done();
   }
-  const json& dgd = *found;
+  json& dgd = *found;
   const std::string uid = meta_string(dgd, "uid");
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -375,6 +376,14 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     return status_pass(key, dgd, *steady, status_in);
   }
   spdlog::debug("dgd={}: full pass", id);
+  {
+    std::optional<json> whole = cluster_.get_dgd(key.ns, key.name);
+    // Replaced, or a new generation, since the head was read: start again from the cache.
+    if (!whole || meta_string(*whole, "uid") != uid || generation_of(*whole) != generation) return reconcile(key);
+    dgd = std::move(*whole);
+    prev_status = dgd.find("status");
+    status_in.previous_status = prev_status != dgd.end() ? &*prev_status : nullptr;
+  }
 
   // --- spec: parse -> validate -> expand -> validate the graph -> render.
   std::vector<std::string> spec_errors;
@@ -753,7 +762,13 @@ ReconcileResult DgdReconciler::finish_pass(const std::string& id, const json& dg
       }
       return {"", 0};
     };
-    json updated = dgd;
+    // The API server takes only status from a status write (and the resourceVersion as
+    // the precondition): the spec is left out rather than sent back at every write.
+    json updated = json::object();
+    for (const char* k : {"apiVersion", "kind", "metadata"}) {
+      auto it = dgd.find(k);
+      if (it != dgd.end()) updated[k] = *it;
+    }
     updated["status"] = status;
     auto r = cluster_.update_status(updated);
     if (!r) {

@@ -25,6 +25,7 @@
 #include "dgd/render/render.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/runtime/manager.h"
+#include "dgd/reconcile/json_trim.h"
 
 namespace dgd::reconcile {
 
@@ -48,6 +49,12 @@ class LiveCluster final : public Cluster {
     auto o = dgds_->get(ns, name);
     if (!o) return std::nullopt;
     return o->object();
+  }
+  std::optional<json> get_dgd_head(const std::string& ns, const std::string& name) override {
+    auto o = dgds_->get(ns, name);
+    if (!o) return std::nullopt;
+    if (auto head = parse_without(o->json_text(), "spec")) return head;
+    return Cluster::get_dgd_head(ns, name);  // not expected: the cache holds valid JSON
   }
   kube::Result<std::optional<json>> read_dgd(const std::string& ns, const std::string& name) override {
     auto r = client_->get(dgd_resource(), ns, name);
@@ -93,12 +100,10 @@ class LiveCluster final : public Cluster {
     if (s == nullptr) return std::nullopt;
     auto o = s->get(ns, name);
     if (!o) return std::nullopt;
-    // The pod template is most of the text: lexed, never built (a status pass reads
-    // three Deployments and a Job; building their templates was most of its cost).
-    const json::parser_callback_t skip_template = [](int depth, json::parse_event_t event, json& parsed) {
-      return !(event == json::parse_event_t::key && depth == 2 && parsed == "template");
-    };
-    return json::parse(o->json_text(), skip_template);
+    // The pod template is most of the text: cut, never parsed (a status pass reads three
+    // Deployments and a Job; building their templates was most of its cost).
+    if (auto trimmed = parse_without(o->json_text(), "spec", "template")) return trimmed;
+    return Cluster::cached_status(kind, ns, name);  // not expected: the cache holds valid JSON
   }
   kube::Result<json> apply(const ChildKind& kind, const json& object) override {
     const json& m = object.at("metadata");
