@@ -176,7 +176,7 @@ void DgdReconciler::note_child_change(const std::string& key, const std::string&
   if (d != echoes_.end()) {
     auto e = d->second.find(child);
     if (e != d->second.end()) {
-      const bool echo = e->second == resource_version;
+      const bool echo = e->second.after == resource_version;
       d->second.erase(e);  // its event came: later ones are someone else's
       if (d->second.empty()) echoes_.erase(d);
       if (echo) return;
@@ -199,17 +199,19 @@ void DgdReconciler::begin_applies(const std::string& key) {
   applying_[key];
 }
 
-void DgdReconciler::note_own_write(const std::string& key, const std::string& child,
-                                   const std::string& resource_version) {
+void DgdReconciler::note_own_write(const std::string& key, const std::string& child, const std::string& before,
+                                   const std::string& after) {
+  // An apply that changed nothing keeps the resourceVersion and sends no event.
+  if (after == before) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (auto p = applying_.find(key); p != applying_.end()) {
     auto early = p->second.find(child);
-    if (early != p->second.end() && early->second == resource_version) {
+    if (early != p->second.end() && early->second == after) {
       p->second.erase(early);  // its event came first
       return;
     }
   }
-  echoes_[key][child] = resource_version;
+  echoes_[key][child] = Echo{before, after};
 }
 
 void DgdReconciler::end_applies(const std::string& key) {
@@ -223,10 +225,13 @@ void DgdReconciler::end_applies(const std::string& key) {
   applying_.erase(p);
 }
 
-bool DgdReconciler::echo_pending(const std::string& key, const std::string& child) {
+std::optional<std::string> DgdReconciler::pending_echo(const std::string& key, const std::string& child) {
   std::lock_guard<std::mutex> lock(mu_);
   auto d = echoes_.find(key);
-  return d != echoes_.end() && d->second.count(child) > 0;
+  if (d == echoes_.end()) return std::nullopt;
+  auto e = d->second.find(child);
+  if (e == d->second.end()) return std::nullopt;
+  return e->second.before;
 }
 
 std::shared_ptr<const DgdReconciler::SteadyState> DgdReconciler::take_steady(const std::string& key,
@@ -251,14 +256,16 @@ ReconcileResult DgdReconciler::status_pass(const runtime::ObjectKey& key, const 
   std::vector<std::optional<json>> live(steady.components.size());  // kept alive for status_in
   for (size_t i = 0; i < steady.components.size(); ++i) {
     const auto& c = steady.components[i];
-    if (echo_pending(id, "apps/Deployment/" + key.ns + "/" + c.deployment)) {
-      // The last full pass wrote it and the cache does not have that version yet (a
-      // status from the one before would say a new template rolled out). Its watch event
-      // brings this DGD back; the requeue only bounds the wait should that event never
-      // come (an object replaced while the watch was down).
-      return ReconcileResult::after(kEchoWait);
-    }
     live[i] = cluster_.cached_status(*deployments, key.ns, c.deployment);
+    if (auto before = pending_echo(id, "apps/Deployment/" + key.ns + "/" + c.deployment)) {
+      // The last full pass wrote it, and the cache still holds the version before that
+      // write (or, for a create, nothing): a status from it would describe the old
+      // template. Its watch event brings this DGD back; the requeue only bounds the wait
+      // should that event never come (created and deleted while the watch was down).
+      if (live[i] ? meta_string(*live[i], "resourceVersion") == *before : before->empty()) {
+        return ReconcileResult::after(kEchoWait);
+      }
+    }
     if (!live[i]) {
       // Gone since the full pass (its delete event is on its way): make the full pass now.
       {
@@ -709,7 +716,8 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       continue;
     }
     applied[k] = std::move(r).value();
-    note_own_write(id, k, meta_string(applied[k], "resourceVersion"));
+    note_own_write(id, k, before != live_by_key.end() ? meta_string(*before->second, "resourceVersion") : "",
+                   meta_string(applied[k], "resourceVersion"));
     if (before == live_by_key.end()) {
       bool again = false;
       {

@@ -38,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -155,15 +156,21 @@ class DgdReconciler final : public runtime::Reconciler {
                                        const std::vector<std::string>& sync_problems, bool waiting_for_claim);
   std::map<std::string, std::shared_ptr<const SteadyState>> steady_;
   std::set<std::string> spec_changed_;  // keys whose next pass must be full
-  // Children the last full pass of a DGD applied, whose watch event has not come yet:
-  // DGD key -> child key -> the resourceVersion the apply returned.
-  std::map<std::string, std::map<std::string, std::string>> echoes_;
+  // Children the last full pass of a DGD changed, whose watch event has not come yet:
+  // DGD key -> child key -> the resourceVersions before ("" for a create) and after.
+  struct Echo {
+    std::string before, after;
+  };
+  std::map<std::string, std::map<std::string, Echo>> echoes_;
   // DGDs in the apply step of a full pass -> child events seen meanwhile (child key ->
   // resourceVersion) that its applies have not claimed as their echo yet.
   std::map<std::string, std::map<std::string, std::string>> applying_;
-  bool echo_pending(const std::string& key, const std::string& child);
+  // The resourceVersion before the last full pass's write of `child`, while its event is
+  // pending.
+  std::optional<std::string> pending_echo(const std::string& key, const std::string& child);
   void begin_applies(const std::string& key);
-  void note_own_write(const std::string& key, const std::string& child, const std::string& resource_version);
+  void note_own_write(const std::string& key, const std::string& child, const std::string& before,
+                      const std::string& after);
   void end_applies(const std::string& key);
 };
 
