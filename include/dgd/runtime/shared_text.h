@@ -7,7 +7,8 @@
 // SharedTextPool: the values currently shared, by content. A value becomes shared the
 // second time the pool is asked about it (a fixed-size table of recent hashes remembers
 // the first time), so values that occur once cost nothing beyond their inline text.
-// A shared value lives as long as an object refers to it. Thread-safe.
+// A shared value lives as long as an object refers to it; a pool must outlive every
+// object that shares through it (the global one is never destroyed). Thread-safe.
 //
 // SplicedText: a compact JSON text with some of its values cut out and held as shared
 // values. str() rebuilds the exact text: readers see the same bytes as without sharing.
