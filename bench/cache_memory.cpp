@@ -1,12 +1,14 @@
 // The operator's cache at N = 1000 DGDs, modelled without a cluster: bytes per cached
-// object of a worker Deployment, a pod and a node (whole, and with the pod/node field
-// projections of reconcile/cache_fields.h), and the peak RSS of listing and caching the
+// object of every kind (as the operator caches them: pods and nodes projected,
+// reconcile/cache_fields.h; with and without the values shared across objects,
+// runtime/shared_text.h), which parts of a worker Deployment hold its bytes, and the peak RSS of listing and caching the
 // whole N = 1000 mix (the scale bench's four recipes: 1,000 DGDs, their 9,000 rendered
 // children, their pods, and the 1,687 nodes of the bench profile) the way the informers
 // do it, in pages (of 500, and 100), one kind after the other:
 //   dom          before: each page parsed into a DOM, each item compacted (CachedObject::make)
 //   text         each page read from its text (decode_list_page), no projection
-//   text+fields  the same with the pod and node projections (what the operator runs)
+//   text+fields  the same with the pod and node projections (session 4)
+//   text+fields+shared  the same with values shared across objects (the operator now)
 // Objects are rendered by the real pipeline and given what the API server adds
 // (uid, resourceVersion, managedFields, defaults, status) in kube-sim's shapes. Each mode
 // runs in a forked child, so its peak RSS (VmHWM) is its own.
@@ -22,6 +24,7 @@
 #include <functional>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -32,6 +35,7 @@
 #include "dgd/reconcile/cache_fields.h"
 #include "dgd/render/render.h"
 #include "dgd/runtime/list_page.h"
+#include "dgd/runtime/shared_text.h"
 #include "dgd/runtime/store.h"
 
 namespace {
@@ -253,50 +257,107 @@ dgd::runtime::FieldProjection projection_for(const std::string& resource, bool f
   return {};
 }
 
+// The informers that share values in the operator (src/reconcile/operator.cpp).
+bool shared_in_operator(const std::string& resource) {
+  return resource == "deployments" || resource == "jobs" || resource == "pods" || resource == "dynamographdeployments";
+}
+
 size_t heap_in_use() { return mallinfo2().uordblks; }
 
 // Heap bytes per object the Store holds for `texts` (filled from text, as a watch does).
 double store_bytes(const std::vector<std::string>& texts, const dgd::runtime::FieldProjection& projection,
-                   double* compact) {
+                   dgd::runtime::SharedTextPool* shared, double* compact, double* own) {
   malloc_trim(0);
   const size_t before = heap_in_use();
   auto store = std::make_unique<dgd::runtime::Store>();
-  size_t json_bytes = 0;
-  for (const auto& t : texts) {
-    auto o = dgd::runtime::CachedObject::from_text(t, projection);
-    json_bytes += o->json_text().size();
-    store->upsert(std::move(o));
-  }
+  for (const auto& t : texts) store->upsert(dgd::runtime::CachedObject::from_text(t, projection, shared));
   const size_t with = heap_in_use();
-  *compact = static_cast<double>(json_bytes) / static_cast<double>(texts.size());
+  const auto bytes = store->text_bytes();
+  *compact = static_cast<double>(bytes.whole) / static_cast<double>(texts.size());
+  *own = static_cast<double>(bytes.own) / static_cast<double>(texts.size());
   return static_cast<double>(with - before) / static_cast<double>(texts.size());
 }
 
-// Bytes per cached object of one kind. Arg 0: 0 worker Deployment, 1 pod, 2 node; arg 1: projected.
-void BM_CacheBytesPerObject(benchmark::State& state) {
-  static const char* kResources[] = {"deployments", "pods", "nodes"};
-  const std::string resource = kResources[state.range(0)];
-  const auto& all = mix().by_resource.at(resource);
-  std::vector<std::string> texts;
+// The resources of the mix, the worker Deployments (GPU) apart from the Frontends'.
+const char* kKinds[] = {"deployments/worker", "deployments/frontend", "pods", "nodes", "services", "jobs",
+                        "dynamographdeployments", "serviceaccounts", "roles", "rolebindings"};
+
+std::vector<std::string> texts_of(const std::string& kind) {
+  const auto slash = kind.find('/');
+  const auto& all = mix().by_resource.at(kind.substr(0, slash));
+  if (slash == std::string::npos) return all;
+  const bool worker = kind.substr(slash + 1) == "worker";
+  std::vector<std::string> out;
   for (const auto& t : all) {
-    // The big Deployments: the GPU workers (the Frontend's is a third of their size).
-    if (resource == "deployments" && t.find("nvidia.com/gpu") == std::string::npos) continue;
-    texts.push_back(t);
-    if (texts.size() == 2000) break;
+    if ((t.find("nvidia.com/gpu") != std::string::npos) == worker) out.push_back(t);
   }
-  const auto projection = projection_for(resource, state.range(1) != 0);
-  double per_object = 0, compact = 0, server = 0;
+  return out;
+}
+
+// Bytes per cached object of every kind of the N = 1000 mix, as the operator caches it
+// (pods and nodes projected). Arg 0: the kind (kKinds); arg 1: values shared across
+// objects (shared_text.h) or not (before).
+void BM_CacheBytesPerObject(benchmark::State& state) {
+  const std::string kind = kKinds[state.range(0)];
+  const std::vector<std::string> texts = texts_of(kind);
+  const auto projection = projection_for(kind.substr(0, kind.find('/')), true);
+  dgd::runtime::SharedTextPool pool;
+  double per_object = 0, compact = 0, own = 0, server = 0;
   for (const auto& t : texts) server += static_cast<double>(t.size());
-  for (auto _ : state) per_object = store_bytes(texts, projection, &compact);
-  state.SetLabel(resource + (state.range(1) ? " projected" : " whole"));
-  state.counters["server_json_bytes"] = server / static_cast<double>(texts.size());
-  state.counters["compact_json_bytes"] = compact;
-  state.counters["bytes_per_object"] = per_object;
+  for (auto _ : state) per_object = store_bytes(texts, projection, state.range(1) ? &pool : nullptr, &compact, &own);
+  state.SetLabel(kind + (state.range(1) ? " shared" : " whole"));
+  state.counters["objects"] = static_cast<double>(texts.size());
+  state.counters["server_json_B"] = server / static_cast<double>(texts.size());
+  state.counters["compact_json_B"] = compact;
+  state.counters["own_json_B"] = own;
+  state.counters["heap_B_per_object"] = per_object;
+  state.counters["heap_MiB_all"] = per_object * static_cast<double>(texts.size()) / 1048576.0;
 }
 BENCHMARK(BM_CacheBytesPerObject)
-    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+
+// Which fields hold a worker Deployment's bytes: compact bytes per object of each part,
+// and how many distinct values of it the 1,500 worker Deployments carry (few distinct
+// values = shareable across graphs).
+const char* kWorkerParts[] = {"/metadata",
+                              "/spec/template/metadata",
+                              "/spec/template/spec/containers/0/command",
+                              "/spec/template/spec/containers/0/args",
+                              "/spec/template/spec/containers/0/env",
+                              "/spec/template/spec/containers/0/livenessProbe",
+                              "/spec/template/spec/containers/0/readinessProbe",
+                              "/spec/template/spec/containers/0/startupProbe",
+                              "/spec/template/spec/containers/0/resources",
+                              "/spec/template/spec/containers/0/volumeMounts",
+                              "/spec/template/spec/volumes",
+                              "/spec/template/spec/affinity",
+                              "/spec/template/spec/tolerations",
+                              "/spec/template",
+                              "/status",
+                              ""};
+void BM_WorkerDeploymentParts(benchmark::State& state) {
+  const std::string part = kWorkerParts[state.range(0)];
+  double bytes = 0;
+  std::set<std::string> distinct;
+  const auto texts = texts_of("deployments/worker");
+  for (auto _ : state) {
+    for (const auto& t : texts) {
+      json o = json::parse(t);
+      dgd::runtime::strip_for_cache(o);
+      const json::json_pointer ptr(part);
+      if (!o.contains(ptr)) continue;
+      const std::string v = o.at(ptr).dump();
+      bytes += static_cast<double>(v.size());
+      distinct.insert(v);
+    }
+  }
+  state.SetLabel(part.empty() ? "(whole object)" : part);
+  state.counters["bytes_per_object"] = bytes / static_cast<double>(texts.size());
+  state.counters["distinct_values"] = static_cast<double>(distinct.size());
+}
+BENCHMARK(BM_WorkerDeploymentParts)->DenseRange(0, 15)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 long status_kib(const char* field) {
   std::ifstream f("/proc/self/status");
@@ -327,7 +388,7 @@ ListRun list_everything(int mode, size_t page_size) {
     std::vector<std::unique_ptr<dgd::runtime::Store>> stores;
     size_t objects = 0;
     for (const auto& [resource, texts] : mix().by_resource) {
-      const auto projection = projection_for(resource, mode == 2);
+      const auto projection = projection_for(resource, mode >= 2);
       std::vector<dgd::runtime::ObjectPtr> items;
       for (size_t start = 0; start < texts.size(); start += page_size) {
         std::string body = R"({"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":"7"},"items":[)";
@@ -344,7 +405,9 @@ ListRun list_everything(int mode, size_t page_size) {
         } else {
           dgd::runtime::ListPage page;
           page.items = std::move(items);
-          dgd::runtime::decode_list_page(body, projection, page);
+          dgd::runtime::decode_list_page(body, projection, mode == 3 && shared_in_operator(resource)
+                                                               ? &dgd::runtime::SharedTextPool::global() : nullptr,
+                                         page);
           items = std::move(page.items);
         }
       }
@@ -367,12 +430,13 @@ ListRun list_everything(int mode, size_t page_size) {
 }
 
 // Peak and resident RSS growth of listing and caching the whole N = 1000 mix.
-// Args: 0 dom (before), 1 text, 2 text + pod/node projections (the operator now); page size.
+// Args: 0 dom, 1 text, 2 text + pod/node projections (session 4), 3 the same + shared
+// values (the operator now); page size.
 void BM_ListAndCacheN1000(benchmark::State& state) {
   const size_t total = mix().objects();
   ListRun r;
   for (auto _ : state) r = list_everything(static_cast<int>(state.range(0)), static_cast<size_t>(state.range(1)));
-  static const char* kModes[] = {"dom", "text", "text+fields"};
+  static const char* kModes[] = {"dom", "text", "text+fields", "text+fields+shared"};
   state.SetLabel(std::string(kModes[state.range(0)]) + ", pages of " + std::to_string(state.range(1)) + ", " +
                  std::to_string(total) + " objects");
   state.counters["peak_rss_mib"] = r.peak_mib;
@@ -384,6 +448,7 @@ BENCHMARK(BM_ListAndCacheN1000)
     ->Args({1, 500})
     ->Args({2, 500})
     ->Args({2, 100})
+    ->Args({3, 100})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

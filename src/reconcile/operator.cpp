@@ -193,6 +193,8 @@ runtime::InformerOptions child_informer(const ChildKind& kind, const std::string
   io.ns = ns;
   io.label_selector = child_label_selector();
   io.page_size = kBigObjectPageSize;
+  // The pod templates of one recipe's graphs repeat (runtime/shared_text.h).
+  io.share_values = kind.resource.kind == "Deployment" || kind.resource.kind == "Job";
   return io;
 }
 
@@ -207,6 +209,7 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   pio.label_selector = child_label_selector();
   pio.projection = pod_cache_fields();  // placement's fields only (cache_fields.h)
   pio.page_size = kBigObjectPageSize;
+  pio.share_values = true;
   runtime::Informer& pods = manager.add_informer(pio);
   auto wake_owner = [&controller, window](const runtime::ObjectPtr& pod) {
     const std::string dgd = dgd_of_pod(pod->object());
@@ -373,6 +376,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   runtime::InformerOptions dio;
   dio.resource = dgd_resource();
   dio.ns = options.watch_namespace;
+  dio.share_values = true;
   runtime::Informer& dgds = manager.add_informer(dio);
   {
     // The DGD's own events, except the echoes of the operator's status writes.

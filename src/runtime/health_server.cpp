@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dgd/kube/metrics.h"
+#include "dgd/runtime/process_memory.h"
 
 namespace dgd::runtime {
 
@@ -51,6 +52,7 @@ kube::Status HealthServer::start() {
       http::http_response resp;
       if (path == "/metrics" && impl->o.serve_metrics) {
         resp.set_status_code(http::status_codes::OK);
+        if (impl->o.metrics) sample_memory_metrics(*impl->o.metrics);
         set_text_body(resp, impl->o.metrics ? impl->o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
       } else if ((path == "/healthz" || path == "/livez") && impl->o.serve_probes) {
         bool ok = !impl->o.healthy || impl->o.healthy();

@@ -64,12 +64,25 @@ void Informer::dispatch_delete(const ObjectPtr& o) {
   for (auto& h : handlers_) if (h.on_delete) h.on_delete(o);
 }
 
+SharedTextPool* Informer::shared_pool() const {
+  return options_.share_values ? &SharedTextPool::global() : nullptr;
+}
+
 void Informer::update_gauge() {
   if (!options_.metrics) return;
-  options_.metrics
-      ->gauge("dgd_informer_cache_objects", "Objects held in an informer's cache.",
-              {{"resource", options_.resource.to_string()}})
-      .set(static_cast<double>(store_.size()));
+  if (gauges_.objects == nullptr) {  // the informer thread only: no lock needed
+    const std::string r = options_.resource.to_string();
+    const char* help = "Bytes of the JSON texts in an informer's cache: whole, and held by the objects themselves "
+                       "(the rest is shared with other objects).";
+    gauges_.objects = &options_.metrics->gauge("dgd_informer_cache_objects", "Objects held in an informer's cache.",
+                                               {{"resource", r}});
+    gauges_.whole = &options_.metrics->gauge("dgd_informer_cache_text_bytes", help, {{"resource", r}, {"form", "whole"}});
+    gauges_.own = &options_.metrics->gauge("dgd_informer_cache_text_bytes", help, {{"resource", r}, {"form", "own"}});
+  }
+  gauges_.objects->set(static_cast<double>(store_.size()));
+  const Store::TextBytes bytes = store_.text_bytes();
+  gauges_.whole->set(static_cast<double>(bytes.whole));
+  gauges_.own->set(static_cast<double>(bytes.own));
 }
 
 bool Informer::list_and_replace(std::string& resource_version) {
@@ -100,7 +113,7 @@ bool Informer::list_and_replace(std::string& resource_version) {
     ListPage decoded;
     decoded.items = std::move(objects);
     std::string why;
-    const bool ok = decode_list_page(*page, options_.projection, decoded, &why);
+    const bool ok = decode_list_page(*page, options_.projection, shared_pool(), decoded, &why);
     objects = std::move(decoded.items);
     if (!ok) {
       spdlog::warn("informer {}: list response unreadable: {}", options_.resource.to_string(), why);
@@ -160,7 +173,7 @@ bool Informer::watch_once(std::string& resource_version, bool& failed) {
           case kube::WatchEventType::kAdded:
           case kube::WatchEventType::kModified: {
             // From the event's text in one pass: no DOM per event (watch_scan.h).
-            auto obj = CachedObject::from_text(ev.object_text, options_.projection);
+            auto obj = CachedObject::from_text(ev.object_text, options_.projection, shared_pool());
             if (!obj) return bad_object(ev);
             resource_version = obj->resource_version();
             auto old = store_.upsert(obj);
@@ -170,7 +183,7 @@ bool Informer::watch_once(std::string& resource_version, bool& failed) {
             return true;
           }
           case kube::WatchEventType::kDeleted: {
-            auto obj = CachedObject::from_text(ev.object_text, options_.projection);
+            auto obj = CachedObject::from_text(ev.object_text, options_.projection, shared_pool());
             if (!obj) return bad_object(ev);
             resource_version = obj->resource_version();
             auto old = store_.erase(obj->key());

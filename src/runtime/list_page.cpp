@@ -8,6 +8,11 @@ using kube::JsonScanner;
 
 bool decode_list_page(std::string_view text, const FieldProjection& projection, ListPage& page,
                       std::string* error) {
+  return decode_list_page(text, projection, nullptr, page, error);
+}
+
+bool decode_list_page(std::string_view text, const FieldProjection& projection, SharedTextPool* shared,
+                      ListPage& page, std::string* error) {
   JsonScanner s(text);
   auto fail = [&](const std::string& why) {
     if (error) *error = why;
@@ -33,7 +38,7 @@ bool decode_list_page(std::string_view text, const FieldProjection& projection, 
         const size_t start = s.pos();
         if (!s.value()) break;
         std::string why;
-        auto item = CachedObject::from_text(text.substr(start, s.pos() - start), projection, &why);
+        auto item = CachedObject::from_text(text.substr(start, s.pos() - start), projection, shared, &why);
         if (!item) return fail("items[" + std::to_string(index) + "]: " + why);
         page.items.push_back(std::move(item));
         ++index;

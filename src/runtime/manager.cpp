@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <thread>
 
 #include "dgd/kube/metrics.h"
 #include "dgd/kube/rest_client.h"
 #include "dgd/runtime/health_server.h"
+#include "dgd/runtime/process_memory.h"
 
 namespace dgd::runtime {
 
@@ -91,6 +93,14 @@ int Manager::run(const kube::CancelToken& stop) {
     return 2;
   }
   for (auto& i : informers_) i->start();
+  // Trims on its own thread: malloc_trim walks the heap (a few ms at N = 1000).
+  kube::CancelSource trim_stop;
+  std::thread trimmer;
+  if (o_.heap_trim_interval.count() > 0) {
+    trimmer = std::thread([this, t = trim_stop.token()] {
+      while (t.sleep_for(o_.heap_trim_interval)) release_free_heap(o_.heap_trim_min_free);
+    });
+  }
 
   int rc = 0;
   auto deadline = std::chrono::steady_clock::now() + o_.cache_sync_timeout;
@@ -140,6 +150,8 @@ int Manager::run(const kube::CancelToken& stop) {
   for (auto& c : controllers_) c->stop();
   for (auto& i : informers_) i->stop();
   for (auto& srv : servers) srv->stop();
+  trim_stop.cancel();
+  if (trimmer.joinable()) trimmer.join();
   spdlog::info("manager stopped");
   return rc;
 }

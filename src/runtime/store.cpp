@@ -101,7 +101,7 @@ void strip_for_cache(json& object) {
 
 std::shared_ptr<const CachedObject> CachedObject::make(json object) {
   strip_for_cache(object);
-  auto o = std::shared_ptr<CachedObject>(new CachedObject());
+  auto o = create();
   if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
     o->ns_ = m->value("namespace", "");
     o->name_ = m->value("name", "");
@@ -119,21 +119,53 @@ std::shared_ptr<const CachedObject> CachedObject::make(json object) {
     }
   }
   o->owner_refs_.shrink_to_fit();
-  o->json_ = object.dump();
-  o->json_.shrink_to_fit();  // dump() grows geometrically: up to 2x the text otherwise
+  std::string text = object.dump();
+  text.shrink_to_fit();  // dump() grows geometrically: up to 2x the text otherwise
+  o->text_ = SplicedText::whole(std::move(text));
   return o;
 }
 
-json CachedObject::object() const { return json::parse(json_); }
+json CachedObject::object() const { return json::parse(text_.str()); }
+
+namespace {
+// The i-th character of "ns/name" ("name" when ns is empty).
+struct JoinedKey {
+  std::string_view ns, name;
+  size_t size() const { return ns.empty() ? name.size() : ns.size() + 1 + name.size(); }
+  char at(size_t i) const {
+    if (ns.empty()) return name[i];
+    if (i < ns.size()) return ns[i];
+    return i == ns.size() ? '/' : name[i - ns.size() - 1];
+  }
+};
+}  // namespace
+
+bool Store::KeyOrder::operator()(const KeyRef& a, const KeyRef& b) const {
+  if (a.ns == b.ns) return a.name < b.name;  // the common case: one namespace
+  const JoinedKey x{a.ns, a.name}, y{b.ns, b.name};
+  const size_t n = std::min(x.size(), y.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto cx = static_cast<unsigned char>(x.at(i)), cy = static_cast<unsigned char>(y.at(i));
+    if (cx != cy) return cx < cy;
+  }
+  return x.size() < y.size();
+}
+
+Store::KeyRef Store::parse_key(std::string_view key) {
+  const size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return {{}, key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
 
 ObjectPtr Store::get(std::string_view ns, std::string_view name) const {
-  std::string key = ns.empty() ? std::string(name) : std::string(ns) + "/" + std::string(name);
-  return get(key);
+  std::shared_lock l(mu_);
+  auto it = by_key_.find(KeyRef{ns, name});
+  return it == by_key_.end() ? nullptr : it->second;
 }
 
 ObjectPtr Store::get(std::string_view key) const {
   std::shared_lock l(mu_);
-  auto it = by_key_.find(key);
+  auto it = by_key_.find(parse_key(key));
   return it == by_key_.end() ? nullptr : it->second;
 }
 
@@ -148,10 +180,8 @@ std::vector<ObjectPtr> Store::list() const {
 std::vector<ObjectPtr> Store::list(std::string_view ns) const {
   std::shared_lock l(mu_);
   std::vector<ObjectPtr> out;
-  std::string prefix = std::string(ns) + "/";
-  // Keys sort by "ns/name": the namespace is one contiguous range.
-  for (auto it = by_key_.lower_bound(prefix); it != by_key_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
-       ++it) {
+  // Keys sort as "ns/name": the namespace is one contiguous range, from "ns/".
+  for (auto it = by_key_.lower_bound(KeyRef{ns, {}}); it != by_key_.end() && it->first.ns == ns; ++it) {
     out.push_back(it->second);
   }
   return out;
@@ -173,6 +203,11 @@ size_t Store::size() const {
   return by_key_.size();
 }
 
+Store::TextBytes Store::text_bytes() const {
+  std::shared_lock l(mu_);
+  return bytes_;
+}
+
 bool Store::synced() const {
   std::lock_guard<std::mutex> l(sync_mu_);
   return synced_;
@@ -184,31 +219,40 @@ bool Store::wait_synced(std::chrono::milliseconds timeout) const {
 }
 
 void Store::index_locked(const ObjectPtr& o) {
-  for (const auto& r : o->owner_refs()) by_owner_[r.uid].insert(o->key());
+  bytes_.whole += o->json_size();
+  bytes_.own += o->text().own_bytes();
+  for (const auto& r : o->owner_refs()) by_owner_[r.uid].insert(key_of(*o));
 }
 
 void Store::unindex_locked(const ObjectPtr& o) {
+  bytes_.whole -= o->json_size();
+  bytes_.own -= o->text().own_bytes();
   for (const auto& r : o->owner_refs()) {
     auto it = by_owner_.find(r.uid);
     if (it == by_owner_.end()) continue;
-    it->second.erase(o->key());
+    it->second.erase(key_of(*o));
     if (it->second.empty()) by_owner_.erase(it);
   }
 }
 
 ObjectPtr Store::upsert(ObjectPtr object) {
   std::unique_lock l(mu_);
-  auto& slot = by_key_[object->key()];
-  ObjectPtr old = std::move(slot);
-  if (old) unindex_locked(old);
+  ObjectPtr old;
+  // The map's key views the object it holds: the entry goes with the old object.
+  if (auto it = by_key_.find(key_of(*object)); it != by_key_.end()) {
+    old = std::move(it->second);
+    by_key_.erase(it);
+    unindex_locked(old);
+  }
   index_locked(object);
-  slot = std::move(object);
+  const KeyRef key = key_of(*object);
+  by_key_.emplace(key, std::move(object));
   return old;
 }
 
 ObjectPtr Store::erase(const std::string& key) {
   std::unique_lock l(mu_);
-  auto it = by_key_.find(key);
+  auto it = by_key_.find(parse_key(key));
   if (it == by_key_.end()) return nullptr;
   ObjectPtr old = std::move(it->second);
   by_key_.erase(it);
@@ -218,11 +262,27 @@ ObjectPtr Store::erase(const std::string& key) {
 
 Store::Diff Store::replace(std::vector<ObjectPtr> objects) {
   // Build the new indexes outside the lock, then swap.
-  std::map<std::string, ObjectPtr, std::less<>> keys;
-  std::map<std::string, std::set<std::string>, std::less<>> owners;
+  KeyMap keys;
+  OwnerMap owners;
+  TextBytes bytes;
   for (auto& o : objects) {
-    for (const auto& r : o->owner_refs()) owners[r.uid].insert(o->key());
-    keys[o->key()] = std::move(o);
+    // A key listed twice: the later object wins (its entry, its owner refs).
+    if (auto dup = keys.find(key_of(*o)); dup != keys.end()) {
+      bytes.whole -= dup->second->json_size();
+      bytes.own -= dup->second->text().own_bytes();
+      for (const auto& r : dup->second->owner_refs()) {
+        if (auto ow = owners.find(r.uid); ow != owners.end()) {
+          ow->second.erase(key_of(*dup->second));
+          if (ow->second.empty()) owners.erase(ow);
+        }
+      }
+      keys.erase(dup);
+    }
+    bytes.whole += o->json_size();
+    bytes.own += o->text().own_bytes();
+    for (const auto& r : o->owner_refs()) owners[r.uid].insert(key_of(*o));
+    const KeyRef key = key_of(*o);
+    keys.emplace(key, std::move(o));
   }
   Diff diff;
   {
@@ -238,6 +298,7 @@ Store::Diff Store::replace(std::vector<ObjectPtr> objects) {
     }
     by_key_.swap(keys);
     by_owner_.swap(owners);
+    bytes_ = bytes;
   }
   {
     std::lock_guard<std::mutex> l(sync_mu_);

@@ -2,6 +2,8 @@
 // the same cached object as CachedObject::make(json::parse(text)): same key fields, same
 // owner references, managedFields and the last-applied annotation dropped, an
 // annotations map left empty by that dropped too (store_test checks both paths agree).
+#include <functional>
+
 #include "dgd/kube/watch_scan.h"
 #include "dgd/runtime/store.h"
 
@@ -67,9 +69,11 @@ void copy_owner_ref(JsonScanner& s, std::string_view text, std::string& out, std
   else refs.push_back(std::move(ref));
 }
 
-// Copies the parts of the next value that `n` keeps (project_value in store.cpp, on text).
-// Recursion follows the projection's depth only: an array inside an array is copied whole.
-void copy_projected(JsonScanner& s, std::string& out, const FieldProjection::Node& n) {
+// Copies the parts of the next value that `n` keeps (project_value in store.cpp, on text);
+// what it keeps whole may be shared (shared_text.h). Recursion follows the projection's
+// depth only: an array inside an array is copied whole.
+void copy_projected(JsonScanner& s, SplicedText::Builder& b, const FieldProjection::Node& n, int depth) {
+  std::string& out = b.out();
   const char c = s.peek();
   if (c == '{') {
     out += '{';
@@ -83,8 +87,8 @@ void copy_projected(JsonScanner& s, std::string& out, const FieldProjection::Nod
         continue;
       }
       open_member(out, first, key);
-      if (child->all) s.value(&out);
-      else copy_projected(s, out, *child);
+      if (child->all) detail::copy_sharing(s, b, depth + 1);
+      else copy_projected(s, b, *child, depth + 1);
     }
     out += '}';
   } else if (c == '[') {
@@ -94,8 +98,8 @@ void copy_projected(JsonScanner& s, std::string& out, const FieldProjection::Nod
     while (s.next_element()) {
       if (!first) out += ',';
       first = false;
-      if (s.peek() == '[') s.value(&out);
-      else copy_projected(s, out, n);
+      if (s.peek() == '[') detail::copy_sharing(s, b, depth + 1);
+      else copy_projected(s, b, n, depth + 1);
     }
     out += ']';
   } else {
@@ -111,9 +115,15 @@ std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view tex
 
 std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view text, const FieldProjection& projection,
                                                             std::string* error) {
+  return from_text(text, projection, nullptr, error);
+}
+
+std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view text, const FieldProjection& projection,
+                                                            SharedTextPool* shared, std::string* error) {
   JsonScanner s(text);
-  auto o = std::shared_ptr<CachedObject>(new CachedObject());
-  std::string& out = o->json_;
+  auto o = create();
+  SplicedText::Builder b(shared);
+  std::string& out = b.out();
   out.reserve(text.size());
   auto invalid = [&]() -> std::shared_ptr<const CachedObject> {
     if (error) *error = s.ok() ? "not a JSON object" : s.error();
@@ -132,14 +142,16 @@ std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view tex
         s.value();
       } else {
         open_member(out, first, key);
-        if (kept->all) s.value(&out);
-        else copy_projected(s, out, *kept);
+        if (kept->all) detail::copy_sharing(s, b);
+        else copy_projected(s, b, *kept, 1);
       }
       continue;
     }
     open_member(out, first, key);
     if (!metadata || s.peek() != '{') {
-      s.value(&out);
+      // apiVersion, kind and a metadata of another shape are small: copied as they are.
+      if (metadata || key_is(key, "apiVersion") || key_is(key, "kind")) s.value(&out);
+      else detail::copy_sharing(s, b);
       continue;
     }
     // metadata: the key fields are picked out, managedFields and last-applied dropped.
@@ -197,7 +209,11 @@ std::shared_ptr<const CachedObject> CachedObject::from_text(std::string_view tex
   out += '}';
   if (!s.ok() || !s.at_end()) return invalid();
   o->owner_refs_.shrink_to_fit();
-  o->json_.shrink_to_fit();
+  // Tags the object by its key: its next version (a watch event) does not make its own
+  // values shared (SharedTextPool::share).
+  const uint32_t owner =
+      static_cast<uint32_t>(std::hash<std::string_view>{}(o->ns_) * 31 + std::hash<std::string_view>{}(o->name_)) | 1;
+  o->text_ = b.finish(owner);
   return o;
 }
 

@@ -14,6 +14,7 @@ class LineFramer {
  public:
   // A frame longer than max_line bytes makes feed() fail: the stream is corrupt or hostile.
   explicit LineFramer(size_t max_line = 64u << 20) : max_line_(max_line) {}
+  static constexpr size_t kKeptCapacity = 256u << 10;
 
   // Appends `chunk` and calls on_line(std::string_view) for every completed line, in order,
   // without its "\n" (a trailing "\r" is dropped too). Empty lines are skipped.
@@ -45,6 +46,8 @@ class LineFramer {
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (!line.empty()) on_line(line);
       pending_.clear();
+      // The framer lives as long as its watch: one huge frame must not stay pinned.
+      if (pending_.capacity() > kKeptCapacity) pending_.shrink_to_fit();
       chunk.remove_prefix(nl + 1);
     }
     return true;

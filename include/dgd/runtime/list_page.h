@@ -24,5 +24,8 @@ struct ListPage {
 // not one; `page` may then hold part of the items.
 bool decode_list_page(std::string_view text, const FieldProjection& projection, ListPage& page,
                       std::string* error = nullptr);
+// The same, the items sharing values through `shared` (CachedObject::from_text).
+bool decode_list_page(std::string_view text, const FieldProjection& projection, SharedTextPool* shared,
+                      ListPage& page, std::string* error = nullptr);
 
 }  // namespace dgd::runtime

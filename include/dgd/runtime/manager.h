@@ -4,7 +4,8 @@
 //  2. waits for the caches to sync (readyz turns 200 once all have synced);
 //  3. with leader election: campaigns; controllers start only once leading, and every
 //     write of the clients gated by the elector is refused the moment leadership is lost;
-//  4. returns when `stop` fires (SIGTERM): controllers drain in-flight reconciles, the
+//  4. hands free heap pages back to the OS now and then (heap_trim_interval);
+//  5. returns when `stop` fires (SIGTERM): controllers drain in-flight reconciles, the
 //     lease is released, informers and the server stop. Returns non-zero if leadership
 //     was lost or the caches did not sync: the process should exit and be restarted.
 // Single-owner: build, add, run from one thread.
@@ -36,6 +37,10 @@ struct ManagerOptions {
   LeaderElectionOptions leader_election_options;
   std::chrono::milliseconds cache_sync_timeout{120000};  // controller-runtime's 2 min
   std::shared_ptr<kube::MetricsRegistry> metrics;        // null: the manager makes one
+  // While running, free heap pages go back to the OS every interval once at least
+  // `heap_trim_min_free` bytes are free (process_memory.h); 0 turns it off.
+  std::chrono::milliseconds heap_trim_interval{10000};
+  size_t heap_trim_min_free = size_t{4} << 20;
 };
 
 class Manager {

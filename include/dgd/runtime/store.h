@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "dgd/runtime/shared_text.h"
+
 namespace dgd::runtime {
 
 // FieldProjection: the fields a cache keeps of each object beyond apiVersion, kind and
@@ -56,7 +58,11 @@ struct OwnerRef {
 };
 
 class CachedObject {
+  struct Private {};
+
  public:
+  explicit CachedObject(Private) {}  // only through make / from_text
+
   // Compacts `object` (strips managedFields and last-applied-configuration).
   static std::shared_ptr<const CachedObject> make(nlohmann::json object);
   // The same, keeping only the projected fields beyond apiVersion/kind/metadata.
@@ -69,6 +75,11 @@ class CachedObject {
   // The same with a projection: equal to make(json::parse(text), projection).
   static std::shared_ptr<const CachedObject> from_text(std::string_view text, const FieldProjection& projection,
                                                        std::string* error = nullptr);
+  // The same, sharing with the other objects cached through `shared` the large values
+  // they have in common (shared_text.h; null: none). The text reads the same either way;
+  // sharing costs about a third more CPU per object (bench_informer_memory).
+  static std::shared_ptr<const CachedObject> from_text(std::string_view text, const FieldProjection& projection,
+                                                       SharedTextPool* shared, std::string* error = nullptr);
 
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }
@@ -78,17 +89,21 @@ class CachedObject {
   std::string key() const { return ns_.empty() ? name_ : ns_ + "/" + name_; }
   // metadata.ownerReferences, the controller owner first.
   const std::vector<OwnerRef>& owner_refs() const { return owner_refs_; }
-  // The compact JSON text.
-  const std::string& json_text() const { return json_; }
+  // The compact JSON text (rebuilt from the object's own bytes and the values it shares
+  // with other cached objects: shared_text.h).
+  std::string json_text() const { return text_.str(); }
+  size_t json_size() const { return text_.size(); }
+  // What the object holds: its own bytes and its references to shared values.
+  const SplicedText& text() const { return text_; }
   // A freshly parsed copy of the object (a reconcile reads a few objects; parsing on
   // demand keeps the cache at ~1x the compact JSON size).
   nlohmann::json object() const;
 
  private:
-  CachedObject() = default;
+  static std::shared_ptr<CachedObject> create() { return std::make_shared<CachedObject>(Private{}); }
   std::string ns_, name_, uid_, resource_version_;
   std::vector<OwnerRef> owner_refs_;
-  std::string json_;
+  SplicedText text_;
 };
 
 using ObjectPtr = std::shared_ptr<const CachedObject>;
@@ -115,6 +130,12 @@ class Store {
   // Objects with an ownerReference to `owner_uid`.
   std::vector<ObjectPtr> by_owner(std::string_view owner_uid) const;
   size_t size() const;
+  // Bytes of the cached objects' texts: whole (as json_text() gives them), and the part
+  // the objects hold themselves (the rest is shared: shared_text.h).
+  struct TextBytes {
+    size_t whole = 0, own = 0;
+  };
+  TextBytes text_bytes() const;
   // True once the first full list has been swapped in.
   bool synced() const;
   // Waits for synced(); false on timeout.
@@ -135,11 +156,26 @@ class Store {
   Diff replace(std::vector<ObjectPtr> objects);
 
  private:
+  // An object's key as views of its own namespace and name (no copy per index entry),
+  // ordered as the "namespace/name" strings are.
+  struct KeyRef {
+    std::string_view ns, name;
+  };
+  struct KeyOrder {
+    using is_transparent = void;
+    bool operator()(const KeyRef& a, const KeyRef& b) const;
+  };
+  static KeyRef key_of(const CachedObject& o) { return {o.ns(), o.name()}; }
+  static KeyRef parse_key(std::string_view key);
+  using KeyMap = std::map<KeyRef, ObjectPtr, KeyOrder>;
+  using OwnerMap = std::map<std::string, std::set<KeyRef, KeyOrder>, std::less<>>;
+
   void index_locked(const ObjectPtr& o);
   void unindex_locked(const ObjectPtr& o);
   mutable std::shared_mutex mu_;
-  std::map<std::string, ObjectPtr, std::less<>> by_key_;
-  std::map<std::string, std::set<std::string>, std::less<>> by_owner_;  // owner uid -> keys
+  KeyMap by_key_;      // views into the objects it holds
+  OwnerMap by_owner_;  // owner uid -> keys of its dependents (views into by_key_'s objects)
+  TextBytes bytes_;
   bool synced_ = false;
   mutable std::mutex sync_mu_;
   mutable std::condition_variable sync_cv_;

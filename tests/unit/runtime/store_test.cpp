@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "dgd/runtime/store.h"
@@ -60,6 +64,51 @@ TEST(Store, IndexesByKeyNamespaceAndOwner) {
   EXPECT_NE(s.erase("n2/a"), nullptr);
   EXPECT_EQ(s.erase("n2/a"), nullptr);
   EXPECT_EQ(s.by_owner("owner-2").size(), 1u);
+}
+
+TEST(Store, OrdersByNamespaceSlashNameAndKeepsNamespacesApart) {
+  // Namespaces that prefix each other ("a", "a-b", "a.b"): the order is that of the
+  // "namespace/name" strings, and each namespace is its own range.
+  Store s;
+  const std::vector<std::pair<std::string, std::string>> keys = {
+      {"a", "x"}, {"a-b", "x"}, {"a.b", "y"}, {"a", "a-b"}, {"ab", "x"}, {"a", "z"}, {"b", "a"}, {"a-b", "a"}};
+  std::vector<std::string> want;
+  for (const auto& [ns, name] : keys) {
+    s.upsert(obj(ns, name, "1", "owner"));
+    want.push_back(ns + "/" + name);
+  }
+  std::sort(want.begin(), want.end());
+  std::vector<std::string> got;
+  for (const auto& o : s.list()) got.push_back(o->key());
+  EXPECT_EQ(got, want);
+  got.clear();
+  for (const auto& o : s.by_owner("owner")) got.push_back(o->key());
+  EXPECT_EQ(got, want);
+  std::vector<std::string> in_a;
+  for (const auto& o : s.list("a")) in_a.push_back(o->name());
+  EXPECT_EQ(in_a, (std::vector<std::string>{"a-b", "x", "z"}));
+  EXPECT_EQ(s.list("a-b").size(), 2u);
+  EXPECT_TRUE(s.list("a-").empty());
+  EXPECT_EQ(s.get("a-b/x")->ns(), "a-b");
+  EXPECT_EQ(s.get("a.b", "y")->name(), "y");
+  // Cluster-scoped keys have no namespace part.
+  Store c;
+  c.upsert(obj("", "node-b", "1"));
+  c.upsert(obj("", "node-a", "1"));
+  EXPECT_EQ(c.get("node-a")->name(), "node-a");
+  EXPECT_EQ(c.list().front()->key(), "node-a");
+  EXPECT_NE(c.erase("node-b"), nullptr);
+  EXPECT_EQ(c.size(), 1u);
+}
+
+TEST(Store, ReplaceKeepsTheLastOfAKeyListedTwice) {
+  Store s;
+  s.replace({obj("n", "a", "1", "o1"), obj("n", "a", "2", "o2")});
+  EXPECT_EQ(s.size(), 1u);
+  EXPECT_EQ(s.get("n/a")->resource_version(), "2");
+  EXPECT_TRUE(s.by_owner("o1").empty());
+  EXPECT_EQ(s.by_owner("o2").size(), 1u);
+  EXPECT_EQ(s.text_bytes().whole, s.get("n/a")->json_size());
 }
 
 TEST(Store, SnapshotsStayValidAfterUpdates) {
