@@ -18,14 +18,20 @@ For each N, in one run:
             processes at once, each given the children of every P-th DGD; timed until every
             Deployment has rolled out (updated = ready = available = replicas), which is
             what the DGD's Ready condition waits for.
+Model cache (BENCH_CACHE, default warm): `warm` fills every namespace's cache before either
+run starts, as a cluster that already serves the model is: the download Jobs (the ones the
+operator would create, owned by the PVC) are created and have completed, so the operator
+holds no workers back and both runs create the same objects. `cold` starts with empty
+caches: the operator creates the Jobs and holds each graph's workers (at replicas 0) until
+its Job completes, an ordering the floor, which applies everything at once, does not have.
 Timing polls by listing through the API every BENCH_POLL seconds (default 0.25 s, 1 s
 from N = 1000): both runs list the Deployments the same way (the operator run then also
 waits for the DGDs' Ready condition, a cheaper list). Results: a table on stdout and JSON in BENCH_OUT
-(default build-bench/bench-results/scale-N.json).
+(default build-bench/bench-results/scale-N-CACHE.json).
 
 Environment: BENCH_BUILD (default build-bench), BENCH_N, BENCH_REST_SECONDS (60),
 BENCH_FLOOR_PARALLEL (4), BENCH_POLL, BENCH_TIMEOUT (seconds per wait, 900),
-BENCH_SKIP_FLOOR=1, BENCH_OPERATOR_ARGS (extra flags).
+BENCH_SKIP_FLOOR=1, BENCH_OPERATOR_ARGS (extra flags), BENCH_CACHE (warm or cold).
 """
 import collections
 import json
@@ -53,6 +59,9 @@ REST_SECONDS = float(os.environ.get("BENCH_REST_SECONDS", "60"))
 FLOOR_PARALLEL = int(os.environ.get("BENCH_FLOOR_PARALLEL", "4"))
 POLL = float(os.environ.get("BENCH_POLL", "0"))  # 0: 0.25 s, 1 s from N = 1000
 TIMEOUT = float(os.environ.get("BENCH_TIMEOUT", "900"))
+CACHE = os.environ.get("BENCH_CACHE", "warm")
+if CACHE not in ("warm", "cold"):
+    sys.exit("scale: BENCH_CACHE must be warm or cold, not %r" % CACHE)
 OUT_DIR = os.environ.get("BENCH_OUT", os.path.join(BUILD, "bench-results"))
 OPERATOR_UA = "dgd-operator/"
 WRITE_VERBS = {"create", "update", "patch", "delete", "deletecollection"}
@@ -170,7 +179,9 @@ def recipe_gpus():
             if not gpus:
                 need["cpu_millis"] += pod_request(spec, "cpu") * o["spec"].get("replicas", 1)
                 need["cpu_memory"] += pod_request(spec, "memory") * o["spec"].get("replicas", 1)
-        need["objects"] = len(objects_of(r.stdout))
+        # The download Job is the cache's (owned by the PVC, shared by the namespace's DGDs),
+        # not the DGD's child: counted apart.
+        need["objects"] = sum(1 for o in objects_of(r.stdout) if o.get("kind") != "Job")
         need["deployments"] = sum(1 for o in objects_of(r.stdout) if o.get("kind") == "Deployment")
         out[recipe] = need
     return out
@@ -294,7 +305,49 @@ def setup_namespaces(sim, dgds, workdir):
     path = os.path.join(workdir, "namespaces.json")
     write_list(path, namespace_objects(dgds))
     sim.kubectl("apply", "--server-side", "--field-manager=bench", "-f", path, timeout=600)
+    if CACHE == "warm":
+        fill_model_caches(sim, dgds, workdir)
     sim.kubectl("api-resources", timeout=60)  # discovery cached before any timing
+
+
+def fill_model_caches(sim, dgds, workdir):
+    """The state of a cluster whose caches already hold the models: in each namespace, the
+    download Job the operator would create (its rendered form, owned by the PVC, field
+    manager dgd-operator), completed. Untimed."""
+    jobs_of = {}
+    for _, _, recipe, _ in dgds:
+        if recipe not in jobs_of:
+            r = subprocess.run([DGDCTL, "render", "-f", os.path.join(ROOT, "recipes", recipe, "dgd.yaml"), "-n", "x",
+                                "-o", "json"], capture_output=True, text=True, check=True)
+            jobs_of[recipe] = [o for o in objects_of(r.stdout) if o.get("kind") == "Job"]
+    pvc_uid, objs, seen = {}, [], set()
+    for ns, _, recipe, _ in dgds:
+        for job in jobs_of[recipe]:
+            claim = job["metadata"]["labels"]["nvidia.com/model-cache"]
+            if (ns, job["metadata"]["name"]) in seen:
+                continue
+            seen.add((ns, job["metadata"]["name"]))
+            if (ns, claim) not in pvc_uid:
+                pvc_uid[(ns, claim)] = get(sim, "/api/v1/namespaces/%s/persistentvolumeclaims/%s" % (ns, claim))[
+                    "metadata"]["uid"]
+            o = json.loads(json.dumps(job))
+            o["metadata"]["namespace"] = ns
+            o["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "name": claim,
+                                                 "uid": pvc_uid[(ns, claim)]}]
+            objs.append(o)
+    path = os.path.join(workdir, "download-jobs.json")
+    write_list(path, objs)
+    sim.kubectl("apply", "--server-side", "--field-manager=dgd-operator", "-f", path, timeout=600)
+
+    def all_complete():
+        done = 0
+        for j in get(sim, "/apis/batch/v1/jobs")["items"]:
+            if any(c.get("type") == "Complete" and c.get("status") == "True"
+                   for c in (j.get("status") or {}).get("conditions") or []):
+                done += 1
+        return done >= len(objs)
+    wait_for("%d download Jobs complete" % len(objs), all_complete, timeout=600, interval=0.5)
+    log("model caches filled: %d download Jobs completed" % len(objs))
 
 
 def last_seq(sim):
@@ -538,7 +591,8 @@ def run_floor(n, dgds, profile_path, workdir, n_deployments_expected):
     for i, (ns, name, _, d) in enumerate(dgds):
         r = subprocess.run([DGDCTL, "render", "-f", "-", "-o", "json"], input=json.dumps(d), capture_output=True,
                            text=True, check=True)
-        objs = objects_of(r.stdout)
+        # With warm caches the download Jobs exist already (fill_model_caches), as for the operator.
+        objs = [o for o in objects_of(r.stdout) if not (CACHE == "warm" and o.get("kind") == "Job")]
         for o in objs:  # offline render names the DGD without its uid; the floor has no DGD
             o["metadata"].pop("ownerReferences", None)
         parts[i % FLOOR_PARALLEL] += objs
@@ -584,8 +638,10 @@ def report(n, prof, op, floor):
     w = op["writes"]
     rows = [
         ("DGDs (mix of %d recipes)" % len(MIX), n),
+        ("model caches (BENCH_CACHE)", CACHE + (": download Jobs completed before the runs" if CACHE == "warm"
+                                                else ": empty, the operator downloads")),
         ("bench profile nodes (H200/B200/CPU)", "%d/%d/%d" % (prof["h200_nodes"], prof["b200_nodes"], prof["cpu_nodes"])),
-        ("children per DGD (rendered)", fmt(op["children_per_dgd"])),
+        ("children per DGD (rendered; the shared download Job not counted)", fmt(op["children_per_dgd"])),
         ("operator: caches synced after start (empty cluster)", fmt(op["first_sync_s"], " s")),
         ("operator: all Deployments rolled out", fmt(op["deployments_s"], " s")),
         ("operator: all DGDs Ready", fmt(op["ready_s"], " s")),
@@ -659,9 +715,9 @@ def main():
             log("N=%d: floor run" % n)
             floor = run_floor(n, dgds, profile_path, workdir, n_deployments)
         load = os.getloadavg()
-        result = {"n": n, "profile": prof, "operator": op, "floor": floor, "loadavg_end": load,
+        result = {"n": n, "cache": CACHE, "profile": prof, "operator": op, "floor": floor, "loadavg_end": load,
                   "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        with open(os.path.join(OUT_DIR, "scale-%d.json" % n), "w") as f:
+        with open(os.path.join(OUT_DIR, "scale-%d-%s.json" % (n, CACHE)), "w") as f:
             json.dump(result, f, indent=1, sort_keys=True)
         report(n, prof, op, floor)
         print("(load average at the end: %.1f %.1f %.1f)" % load)

@@ -168,11 +168,19 @@ Credentials::Credentials(const RestConfig& config, Options options) : config_(co
   if (!config.token.empty()) auth_.authorization = "Bearer " + config.token;
   else if (!config.username.empty()) auth_.authorization = "Basic " + base64_encode(config.username + ":" + config.password);
   valid_ = config.token_file.empty() && !config.exec;
+  snapshot_ = auth_;
 }
 
 Auth Credentials::cached() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return auth_;
+  // Not mu_: current() holds that while an exec plugin runs, and cached() is called on
+  // the HTTP pool's threads (TLS handshakes), which must never wait for a plugin.
+  std::lock_guard<std::mutex> l(snapshot_mu_);
+  return snapshot_;
+}
+
+void Credentials::publish_locked() {
+  std::lock_guard<std::mutex> l(snapshot_mu_);
+  snapshot_ = auth_;
 }
 
 void Credentials::invalidate() {
@@ -198,6 +206,7 @@ Result<Auth> Credentials::current() {
   auth_.authorization = "Bearer " + token;
   valid_ = true;
   expires_ = now + options_.token_file_refresh;
+  publish_locked();
   return auth_;
 }
 
@@ -252,6 +261,7 @@ Result<Auth> Credentials::run_exec_locked() {
   } else {
     expires_ = std::chrono::steady_clock::time_point::max();  // until a 401
   }
+  publish_locked();
   return auth_;
 }
 

@@ -24,6 +24,12 @@ kube::Result<std::vector<nlohmann::json>> Cluster::list(const kube::ResourceRef&
   return not_implemented("LIST " + resource.to_string() + " " + ns + " -l " + label_selector);
 }
 
+std::optional<nlohmann::json> Cluster::get_dgd_head(const std::string& ns, const std::string& name) {
+  auto o = get_dgd(ns, name);
+  if (o && o->is_object()) o->erase("spec");
+  return o;
+}
+
 std::optional<nlohmann::json> Cluster::cached_status(const ChildKind& kind, const std::string& ns,
                                                     const std::string& name) {
   auto o = cached(kind, ns, name);

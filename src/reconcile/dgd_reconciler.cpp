@@ -45,6 +45,9 @@ constexpr std::chrono::seconds kClaimPollInterval{10};
 // Longest a status pass trusts the last full pass: a bound on how long a change that
 // came without an event (a CRD removed, a missed classification) goes unseen.
 constexpr std::chrono::seconds kSteadyMaxAge{30};
+// How long a status pass waits for the watch event of a Deployment the last full pass
+// created before it makes the full pass instead (the event normally comes in milliseconds).
+constexpr std::chrono::seconds kEchoWait{10};
 
 std::string meta_string(const json& obj, const char* field) {
   auto m = obj.find("metadata");
@@ -165,6 +168,72 @@ void DgdReconciler::note_spec_change(const std::string& key) {
   if (uids_.count(key) > 0) spec_changed_.insert(key);
 }
 
+void DgdReconciler::note_child_change(const std::string& key, const std::string& child,
+                                      const std::string& resource_version) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (uids_.count(key) == 0) return;
+  auto d = echoes_.find(key);
+  if (d != echoes_.end()) {
+    auto e = d->second.find(child);
+    if (e != d->second.end()) {
+      const bool echo = e->second.after == resource_version;
+      d->second.erase(e);  // its event came: later ones are someone else's
+      if (d->second.empty()) echoes_.erase(d);
+      if (echo) return;
+    }
+  }
+  if (auto p = applying_.find(key); p != applying_.end()) {
+    // The event may have overtaken the response of the apply that wrote it: the pass
+    // decides when it has that response (note_own_write) or when it ends.
+    p->second[child] = resource_version;
+    return;
+  }
+  if (spec_changed_.insert(key).second) {
+    spdlog::debug("dgd={}: {} changed (resourceVersion {}): next pass is full", key, child, resource_version);
+  }
+}
+
+void DgdReconciler::begin_applies(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  echoes_.erase(key);  // an earlier pass's writes whose events never came
+  applying_[key];
+}
+
+void DgdReconciler::note_own_write(const std::string& key, const std::string& child, const std::string& before,
+                                   const std::string& after) {
+  // An apply that changed nothing keeps the resourceVersion and sends no event.
+  if (after == before) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto p = applying_.find(key); p != applying_.end()) {
+    auto early = p->second.find(child);
+    if (early != p->second.end() && early->second == after) {
+      p->second.erase(early);  // its event came first
+      return;
+    }
+  }
+  echoes_[key][child] = Echo{before, after};
+}
+
+void DgdReconciler::end_applies(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto p = applying_.find(key);
+  if (p == applying_.end()) return;
+  // Events during the pass that were not the echo of its own writes.
+  if (!p->second.empty() && spec_changed_.insert(key).second) {
+    spdlog::debug("dgd={}: {} changed while the pass applied: next pass is full", key, p->second.begin()->first);
+  }
+  applying_.erase(p);
+}
+
+std::optional<std::string> DgdReconciler::pending_echo(const std::string& key, const std::string& child) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto d = echoes_.find(key);
+  if (d == echoes_.end()) return std::nullopt;
+  auto e = d->second.find(child);
+  if (e == d->second.end()) return std::nullopt;
+  return e->second.before;
+}
+
 std::shared_ptr<const DgdReconciler::SteadyState> DgdReconciler::take_steady(const std::string& key,
                                                                               const std::string& fingerprint) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -188,6 +257,15 @@ ReconcileResult DgdReconciler::status_pass(const runtime::ObjectKey& key, const 
   for (size_t i = 0; i < steady.components.size(); ++i) {
     const auto& c = steady.components[i];
     live[i] = cluster_.cached_status(*deployments, key.ns, c.deployment);
+    if (auto before = pending_echo(id, "apps/Deployment/" + key.ns + "/" + c.deployment)) {
+      // The last full pass wrote it, and the cache still holds the version before that
+      // write (or, for a create, nothing): a status from it would describe the old
+      // template. Its watch event brings this DGD back; the requeue only bounds the wait
+      // should that event never come (created and deleted while the watch was down).
+      if (live[i] ? meta_string(*live[i], "resourceVersion") == *before : before->empty()) {
+        return ReconcileResult::after(kEchoWait);
+      }
+    }
     if (!live[i]) {
       // Gone since the full pass (its delete event is on its way): make the full pass now.
       {
@@ -235,8 +313,10 @@ ReconcileResult DgdReconciler::status_pass(const runtime::ObjectKey& key, const 
 
 namespace {
 
-// `text` (a JSON object) as "key=value" spans without status, metadata.resourceVersion
-// and metadata.managedFields; nullopt when it is not a JSON object. Equal objects in
+constexpr std::string_view kDeploymentRevisionAnnotation = "deployment.kubernetes.io/revision";
+
+// `text` (a JSON object) as "key=value" spans without status, metadata.resourceVersion,
+// metadata.managedFields and the Deployment controller's revision annotation; nullopt when it is not a JSON object. Equal objects in
 // compact form give equal strings (the cache holds nlohmann dumps: sorted keys).
 std::optional<std::string> without_status(std::string_view text) {
   kube::JsonScanner s(text);
@@ -264,6 +344,33 @@ std::optional<std::string> without_status(std::string_view text) {
       while (s.next_member(mk)) {
         if (mk == "resourceVersion" || mk == "managedFields") {
           if (!s.value()) return std::nullopt;
+          continue;
+        }
+        if (mk == "annotations" && s.peek() == '{') {
+          // The Deployment controller's revision counter is its bookkeeping, set after
+          // every rollout: not a change anyone made to the object (nor is the empty
+          // annotations map it may leave behind).
+          const size_t mark = out.size();
+          out.append(mk);
+          out += ":{";
+          bool any = false;
+          std::string_view ak;
+          s.begin_object();
+          while (s.next_member(ak)) {
+            if (ak == kDeploymentRevisionAnnotation) {
+              if (!s.value()) return std::nullopt;
+              continue;
+            }
+            any = true;
+            out.append(ak);
+            out += ':';
+            if (!append_value()) return std::nullopt;
+          }
+          if (any) {
+            out += "};";
+          } else {
+            out.resize(mark);
+          }
           continue;
         }
         out.append(mk);
@@ -323,7 +430,8 @@ ReconcileResult DgdReconciler::retry(const std::string& key) {
 
 ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   const std::string id = key.str();
-  std::optional<json> found = cluster_.get_dgd(key.ns, key.name);
+  // The DGD without its spec first: a status pass needs no more, and most passes are.
+  std::optional<json> found = cluster_.get_dgd_head(key.ns, key.name);
   if (!found) {
     // Deleted: the garbage collector removes the children (ownerReferences).
     if (options_.serving != nullptr) options_.serving->forget(id);
@@ -336,6 +444,8 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       last_status_write_.erase(id);
       steady_.erase(id);
       spec_changed_.erase(id);
+      echoes_.erase(id);
+      applying_.erase(id);
       auto it = uids_.find(id);
       if (it != uids_.end()) {
         uid = it->second;
@@ -349,7 +459,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     }
     return ReconcileResult::done();
   }
-  const json& dgd = *found;
+  json& dgd = *found;
   const std::string uid = meta_string(dgd, "uid");
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -375,6 +485,14 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     return status_pass(key, dgd, *steady, status_in);
   }
   spdlog::debug("dgd={}: full pass", id);
+  {
+    std::optional<json> whole = cluster_.get_dgd(key.ns, key.name);
+    // Replaced, or a new generation, since the head was read: start again from the cache.
+    if (!whole || meta_string(*whole, "uid") != uid || generation_of(*whole) != generation) return reconcile(key);
+    dgd = std::move(*whole);
+    prev_status = dgd.find("status");
+    status_in.previous_status = prev_status != dgd.end() ? &*prev_status : nullptr;
+  }
 
   // --- spec: parse -> validate -> expand -> validate the graph -> render.
   std::vector<std::string> spec_errors;
@@ -570,6 +688,12 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     }
   }
   std::map<std::string, json> applied;  // object key -> object as stored after our apply
+  begin_applies(id);
+  struct EndApplies {  // on every way out of the pass
+    DgdReconciler& r;
+    const std::string& id;
+    ~EndApplies() { r.end_applies(id); }
+  } end_applies_guard{*this, id};
   std::vector<std::string> api_errors;
   std::vector<std::string> created_now, updated_now;  // for one event each
   for (const json* d : plan.apply) {
@@ -592,6 +716,8 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       continue;
     }
     applied[k] = std::move(r).value();
+    note_own_write(id, k, before != live_by_key.end() ? meta_string(*before->second, "resourceVersion") : "",
+                   meta_string(applied[k], "resourceVersion"));
     if (before == live_by_key.end()) {
       bool again = false;
       {
@@ -719,7 +845,9 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     add_serving_condition(*options_.serving, events_, dgd, key.ns, key.name, steady->smoke, status_in);
   }
   // Every child as desired and nothing pending: later passes may be status passes.
-  const bool settled = api_errors.empty() && sync_problems.empty() && plan.apply.empty() && plan.remove.empty() &&
+  // Applies that succeeded count as done: what they returned is what the cache will hold,
+  // and their watch events are recognised as their echo (note_child_change).
+  const bool settled = api_errors.empty() && sync_problems.empty() && plan.remove.empty() &&
                        !new_job.has_value() && !waiting_for_claim;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -753,7 +881,13 @@ ReconcileResult DgdReconciler::finish_pass(const std::string& id, const json& dg
       }
       return {"", 0};
     };
-    json updated = dgd;
+    // The API server takes only status from a status write (and the resourceVersion as
+    // the precondition): the spec is left out rather than sent back at every write.
+    json updated = json::object();
+    for (const char* k : {"apiVersion", "kind", "metadata"}) {
+      auto it = dgd.find(k);
+      if (it != dgd.end()) updated[k] = *it;
+    }
     updated["status"] = status;
     auto r = cluster_.update_status(updated);
     if (!r) {

@@ -25,6 +25,7 @@
 #include "dgd/render/render.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/runtime/manager.h"
+#include "dgd/reconcile/json_trim.h"
 
 namespace dgd::reconcile {
 
@@ -48,6 +49,12 @@ class LiveCluster final : public Cluster {
     auto o = dgds_->get(ns, name);
     if (!o) return std::nullopt;
     return o->object();
+  }
+  std::optional<json> get_dgd_head(const std::string& ns, const std::string& name) override {
+    auto o = dgds_->get(ns, name);
+    if (!o) return std::nullopt;
+    if (auto head = parse_without(o->json_text(), "spec")) return head;
+    return Cluster::get_dgd_head(ns, name);  // not expected: the cache holds valid JSON
   }
   kube::Result<std::optional<json>> read_dgd(const std::string& ns, const std::string& name) override {
     auto r = client_->get(dgd_resource(), ns, name);
@@ -93,12 +100,10 @@ class LiveCluster final : public Cluster {
     if (s == nullptr) return std::nullopt;
     auto o = s->get(ns, name);
     if (!o) return std::nullopt;
-    // The pod template is most of the text: lexed, never built (a status pass reads
-    // three Deployments and a Job; building their templates was most of its cost).
-    const json::parser_callback_t skip_template = [](int depth, json::parse_event_t event, json& parsed) {
-      return !(event == json::parse_event_t::key && depth == 2 && parsed == "template");
-    };
-    return json::parse(o->json_text(), skip_template);
+    // The pod template is most of the text: cut, never parsed (a status pass reads three
+    // Deployments and a Job; building their templates was most of its cost).
+    if (auto trimmed = parse_without(o->json_text(), "spec", "template")) return trimmed;
+    return Cluster::cached_status(kind, ns, name);  // not expected: the cache holds valid JSON
   }
   kube::Result<json> apply(const ChildKind& kind, const json& object) override {
     const json& m = object.at("metadata");
@@ -261,22 +266,36 @@ runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controll
 // pass (DgdReconciler::note_spec_change); a status-only change (a Deployment's replica
 // counts) leaves it to the status pass. Added before the handler that enqueues, so the
 // note is there when the reconcile runs.
-runtime::EventHandler note_child_spec_changes(DgdReconciler& reconciler) {
-  auto note = [&reconciler](const runtime::ObjectPtr& o) {
+runtime::EventHandler note_child_spec_changes(DgdReconciler& reconciler, const ChildKind& kind) {
+  // Keys as object_key (child_plan.h) forms them: "group/Kind/ns/name".
+  const std::string prefix = kind.resource.group + "/" + kind.resource.kind + "/";
+  auto owners = [](const runtime::ObjectPtr& o) {
+    std::vector<std::string> dgds;  // "ns/name" of its controlling DGD (at most one)
     for (const auto& r : o->owner_refs()) {
       if (!r.controller || r.kind != api::kKind || r.api_version.rfind(std::string(api::kGroup) + "/", 0) != 0) continue;
-      reconciler.note_spec_change(o->ns().empty() ? r.name : o->ns() + "/" + r.name);
+      dgds.push_back(o->ns().empty() ? r.name : o->ns() + "/" + r.name);
+    }
+    return dgds;
+  };
+  // An add or a change: the echo of the reconciler's own apply, or a change to look at.
+  auto changed = [&reconciler, prefix, owners](const runtime::ObjectPtr& o) {
+    for (const auto& dgd : owners(o)) {
+      reconciler.note_child_change(dgd, prefix + o->ns() + "/" + o->name(), o->resource_version());
     }
   };
   runtime::EventHandler h;
-  h.on_add = note;
-  h.on_delete = note;
-  h.on_update = [note](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+  h.on_add = changed;
+  h.on_delete = [&reconciler, owners](const runtime::ObjectPtr& o) {
+    for (const auto& dgd : owners(o)) reconciler.note_spec_change(dgd);
+  };
+  h.on_update = [&reconciler, owners, changed](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
     // Same test as for the DGD itself: anything but status, resourceVersion, managedFields.
-    if (changed_outside_status(before->json_text(), after->json_text())) {
-      note(before);
-      note(after);
+    if (!changed_outside_status(before->json_text(), after->json_text())) return;
+    const std::vector<std::string> now = owners(after);
+    for (const auto& dgd : owners(before)) {  // an owner it no longer has
+      if (std::find(now.begin(), now.end(), dgd) == now.end()) reconciler.note_spec_change(dgd);
     }
+    changed(after);
   };
   return h;
 }
@@ -383,7 +402,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     }
     if (p == Probe::kServed) {
       runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
-      inf.add_handler(note_child_spec_changes(*reconciler));
+      inf.add_handler(note_child_spec_changes(*reconciler, kind));
       inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
       if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, *reconciler, window));
       cluster.set_store(kind, &inf.store());
@@ -408,7 +427,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
           continue;
         }
         auto inf = std::make_unique<runtime::Informer>(client, child_informer(**it, options.watch_namespace));
-        inf->add_handler(note_child_spec_changes(*reconciler));
+        inf->add_handler(note_child_spec_changes(*reconciler, **it));
         inf->add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
         inf->start();
         while (!inf->wait_for_sync(std::chrono::milliseconds(200)) && !t.cancelled()) {

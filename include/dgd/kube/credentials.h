@@ -32,7 +32,8 @@ class Credentials {
   // The auth to use now. May read the token file or run the exec plugin (blocking:
   // call from a thread that may block, never from an HTTP pool thread).
   Result<Auth> current();
-  // The last auth current() returned, without refreshing (for TLS callbacks).
+  // The last auth current() returned, without refreshing (for TLS callbacks). Never
+  // waits for a running exec plugin.
   Auth cached() const;
   // After a 401: the next current() re-reads the file / re-runs the plugin.
   void invalidate();
@@ -41,10 +42,13 @@ class Credentials {
 
  private:
   Result<Auth> run_exec_locked();
+  void publish_locked();  // auth_ -> snapshot_; REQUIRES: mu_ held
   const RestConfig config_;
   const Options options_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // held while the token file is read or the plugin runs
   Auth auth_;
+  mutable std::mutex snapshot_mu_;
+  Auth snapshot_;  // what cached() returns
   bool valid_ = false;
   std::chrono::steady_clock::time_point expires_{};  // steady time after which to refresh
 };

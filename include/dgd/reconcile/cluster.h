@@ -24,6 +24,9 @@ class Cluster {
 
   // The cached DGD, or nullopt when it is gone.
   virtual std::optional<nlohmann::json> get_dgd(const std::string& ns, const std::string& name) = 0;
+  // The same without spec (apiVersion, kind, metadata, status): what a status pass reads.
+  // The default drops it from get_dgd(); the live cluster never builds it.
+  virtual std::optional<nlohmann::json> get_dgd_head(const std::string& ns, const std::string& name);
 
   // The DGD as the API server has it now (a quorum read, not the cache): nullopt when it
   // is gone. Read before creating children, so a cache that lags a deletion never makes

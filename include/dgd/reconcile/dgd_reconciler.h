@@ -17,11 +17,12 @@
 //     out the current template), written only when it changed: at once when a
 //     condition changes status or a generation is observed, while progress alone
 //     (replica counts, messages) is written at most once per progress interval.
-// Status pass: when the last full pass (2-3) found every child as desired and since
-// then only statuses changed (a Deployment's replica counts, pods, nodes, a progress
+// Status pass: when the last full pass (2-3) found or left every child as desired (its
+// applies all succeeded, nothing to delete) and since then only statuses changed (a Deployment's replica counts, pods, nodes, a progress
 // requeue), steps 2-3 are skipped and step 4 reads what that pass found. Anything else
 // brings the full pass back: a new generation, labels or annotations of the DGD, a
-// child added, deleted or changed outside its status (note_spec_change), a download
+// child added, deleted or changed outside its status other than the echo of the pass's
+// own apply (note_spec_change, note_child_change), a download
 // Job that is gone or failed, a change in whether the workers wait for it, an error, or a
 // wake 30 s or more after the last full pass.
 // Events (Normal ChildCreated / ChildUpdated / ChildDeleted / RolloutComplete,
@@ -37,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -60,8 +62,9 @@ class ServingChecks;
 inline constexpr const char* kFieldManager = "dgd-operator";
 
 // False when `after` differs from `before` (two states of one object, as compact JSON
-// texts: an informer's cached objects) only in its status, resourceVersion or
-// managedFields: the echo of a status write, or a Deployment's replica counts. Everything
+// texts: an informer's cached objects) only in its status, resourceVersion,
+// managedFields or the Deployment controller's annotation deployment.kubernetes.io/revision:
+// the echo of a status write, a Deployment's replica counts, a rollout's revision number. Everything
 // else (spec, labels, annotations, deletionTimestamp, finalizers, uid) makes it true, as
 // does a text that is not a JSON object. Parses neither text: it runs on every update.
 bool changed_outside_status(std::string_view before, std::string_view after);
@@ -96,6 +99,10 @@ class DgdReconciler final : public runtime::Reconciler {
   // deleted or changed outside its status. Informer handlers call this before they enqueue
   // the key. (The download Job is read by the status pass itself.)
   void note_spec_change(const std::string& key);
+  // The same for an added or changed child `child` ("group/Kind/ns/name") now at
+  // `resource_version`, except when that is the echo of this reconciler's own apply: the
+  // object exactly as the apply returned it, which the pass that wrote it already saw.
+  void note_child_change(const std::string& key, const std::string& child, const std::string& resource_version);
 
   // Keys ("ns/name") of the DGDs whose latest reconcile found that they use the download
   // Job ns/job_name (the same model, revision and cache share one Job). A reconcile
@@ -149,6 +156,22 @@ class DgdReconciler final : public runtime::Reconciler {
                                        const std::vector<std::string>& sync_problems, bool waiting_for_claim);
   std::map<std::string, std::shared_ptr<const SteadyState>> steady_;
   std::set<std::string> spec_changed_;  // keys whose next pass must be full
+  // Children the last full pass of a DGD changed, whose watch event has not come yet:
+  // DGD key -> child key -> the resourceVersions before ("" for a create) and after.
+  struct Echo {
+    std::string before, after;
+  };
+  std::map<std::string, std::map<std::string, Echo>> echoes_;
+  // DGDs in the apply step of a full pass -> child events seen meanwhile (child key ->
+  // resourceVersion) that its applies have not claimed as their echo yet.
+  std::map<std::string, std::map<std::string, std::string>> applying_;
+  // The resourceVersion before the last full pass's write of `child`, while its event is
+  // pending.
+  std::optional<std::string> pending_echo(const std::string& key, const std::string& child);
+  void begin_applies(const std::string& key);
+  void note_own_write(const std::string& key, const std::string& child, const std::string& before,
+                      const std::string& after);
+  void end_applies(const std::string& key);
 };
 
 }  // namespace dgd::reconcile

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 
+#include "dgd/kube/http.h"
 #include "dgd/reconcile/operator.h"
 #include "dgd/runtime/signals.h"
 
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   double status_progress_s = 5;
   double status_progress_qps = 2;
   double child_event_window_s = 0.3;
+  size_t http_threads = 2;
 
   CLI::App app{"dgd-operator: reconciles NVIDIA Dynamo DynamoGraphDeployments into running graphs"};
   app.set_version_flag("--version", std::string("dgd-operator ") + dgd::reconcile::kOperatorVersion);
@@ -150,11 +152,24 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 60.0))
       ->capture_default_str();
 
+  run->add_option("--http-threads", http_threads,
+                  "threads that run the HTTP client's and servers' I/O (cpprest's pool). No request holds "
+                  "one while it waits (watches included), so a few serve any number; each extra thread "
+                  "costs context switches")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+
   add_serving_flags(*run, o.serving);  // serving_flags.cpp
 
   CLI11_PARSE(app, argc, argv);
 
   setup_logging(log_format, log_level);
+  // Before the first request: cpprest's pool is otherwise created with 40 threads on first
+  // use, and handing each I/O completion to one of 40 mostly idle threads was a third of
+  // the operator's CPU in context switches (docs/benchmarks.md, "Operator CPU").
+  if (!dgd::kube::initialize_http_thread_pool(http_threads)) {
+    spdlog::warn("HTTP thread pool already started; --http-threads {} not applied", http_threads);
+  }
   o.lease_duration = std::chrono::seconds(lease_duration_s);
   o.renew_deadline = std::chrono::seconds(renew_deadline_s);
   o.retry_period = std::chrono::seconds(retry_period_s);

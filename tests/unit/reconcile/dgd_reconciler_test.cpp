@@ -105,7 +105,9 @@ class FakeCluster final : public Cluster {
     if (it == objects.end()) return std::nullopt;
     return it->second;
   }
+  std::function<void()> apply_hook;  // runs at the start of every apply
   kube::Result<json> apply(const ChildKind&, const json& object) override {
+    if (apply_hook) apply_hook();
     ++applies;
     if (apply_error) return *apply_error;
     const std::string key = object_key(object);
@@ -119,7 +121,28 @@ class FakeCluster final : public Cluster {
     live["metadata"]["generation"] = generation;
     live["metadata"]["resourceVersion"] = std::to_string(next_rv++);
     if (!status.is_null()) live["status"] = status;
+    for (const auto& r : live["metadata"].value("ownerReferences", json::array())) {
+      if (r.value("kind", "") == "DynamoGraphDeployment" && r.value("controller", false)) {
+        unseen.push_back({live["metadata"].value("namespace", "") + "/" + r.value("name", ""), key,
+                          live["metadata"]["resourceVersion"].get<std::string>()});
+      }
+    }
+    if (events_before_responses != nullptr) deliver_events(*events_before_responses);
     return live;
+  }
+  // Watch events of applied children not yet delivered: {DGD key, child key, resourceVersion}.
+  struct Unseen {
+    std::string dgd, child, resource_version;
+  };
+  std::vector<Unseen> unseen;
+  // When set, the watch events of an apply reach this reconciler before the apply returns
+  // (they travel on another connection and may overtake the response).
+  DgdReconciler* events_before_responses = nullptr;
+  // What the child informers do between two passes: hand the reconciler the event of every
+  // child written since (the echo of its own applies).
+  void deliver_events(DgdReconciler& r) {
+    for (const auto& u : unseen) r.note_child_change(u.dgd, u.child, u.resource_version);
+    unseen.clear();
   }
   kube::Status remove(const ChildKind&, const json& object) override {
     ++removes;
@@ -180,6 +203,12 @@ class FakeCluster final : public Cluster {
   }
 };
 
+// A reconcile of ns/name after the informers delivered the events of what was written.
+runtime::ReconcileResult pass_of(FakeCluster& c, DgdReconciler& r, const std::string& name) {
+  c.deliver_events(r);
+  return r.reconcile({"ns", name});
+}
+
 json user_dgd() {
   return json::parse(R"({
     "apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
@@ -230,7 +259,8 @@ class DgdReconcilerTest : public ::testing::Test {
     cluster.objects[FakeCluster::dgd_key("ns", "g")] = user_dgd();
     add_model_cache(cluster, /*filled=*/true);
   }
-  runtime::ReconcileResult run() { return reconciler.reconcile({"ns", "g"}); }
+  runtime::ReconcileResult run() { return pass(reconciler, "g"); }
+  runtime::ReconcileResult pass(DgdReconciler& r, const std::string& name) { return pass_of(cluster, r, name); }
   // Edits the spec as `kubectl edit` would: generation moves.
   void edit(const std::function<void(json&)>& fn) {
     json& d = cluster.dgd();
@@ -491,11 +521,90 @@ TEST_F(DgdReconcilerTest, StatusOnlyChangesAreAStatusPassAndNotedChangesAFullOne
             json::array({"--hacked"}));
 }
 
+// The pass that creates the children is the last full one: the watch events of what it
+// wrote (at the resourceVersions its applies returned) are their echo, not changes, so the
+// passes they bring are status passes. A change at any other version is a full pass.
+TEST_F(DgdReconcilerTest, EchoesOfTheOperatorsOwnAppliesNeedNoFullPass) {
+  ASSERT_TRUE(run().ok());  // creates every child
+  ASSERT_FALSE(cluster.unseen.empty());
+  cluster.owned_reads = 0;
+  cluster.reset_counts();
+  ASSERT_TRUE(run().ok());  // the children's add events came: a status pass
+  EXPECT_EQ(cluster.owned_reads, 0);
+  EXPECT_EQ(cluster.writes(), 0);
+  cluster.roll_out_all();
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.owned_reads, 0);
+  EXPECT_EQ(cluster.applies, 0);
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True") << cluster.dgd()["status"].dump(2);
+
+  // Someone edits a child: its event carries a version no apply of ours returned.
+  json& decode = cluster.objects["apps/Deployment/ns/g-decodeworker"];
+  decode["spec"]["template"]["spec"]["containers"][0]["args"] = json::array({"--hacked"});
+  decode["metadata"]["resourceVersion"] = std::to_string(cluster.next_rv++);
+  reconciler.note_child_change("ns/g", "apps/Deployment/ns/g-decodeworker", decode["metadata"]["resourceVersion"]);
+  cluster.reset_counts();
+  ASSERT_TRUE(run().ok());
+  EXPECT_GT(cluster.owned_reads, 0);
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-decodeworker"}));
+}
+
+// The same when the events overtake the responses of the applies that wrote them: the
+// pass claims them once it has the responses. An event during the pass at a version no
+// apply returned still makes the next pass full.
+TEST_F(DgdReconcilerTest, EchoesThatOvertakeTheirApplyResponseAreRecognised) {
+  cluster.events_before_responses = &reconciler;
+  ASSERT_TRUE(run().ok());  // creates every child; every event came before its response
+  EXPECT_TRUE(cluster.unseen.empty());
+  cluster.owned_reads = 0;
+  cluster.roll_out_all();
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.owned_reads, 0);
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True");
+
+  edit([](json& spec) { spec["components"] = json::array({{{"name", "DecodeWorker"}, {"replicas", 3}}}); });
+  cluster.events_before_responses = nullptr;
+  cluster.apply_hook = [&] {  // someone edits the frontend while the pass applies
+    json& fe = cluster.objects["apps/Deployment/ns/g-frontend"];
+    fe["metadata"]["resourceVersion"] = std::to_string(cluster.next_rv++);
+    reconciler.note_child_change("ns/g", "apps/Deployment/ns/g-frontend", fe["metadata"]["resourceVersion"]);
+  };
+  ASSERT_TRUE(run().ok());
+  cluster.apply_hook = nullptr;
+  cluster.owned_reads = 0;
+  ASSERT_TRUE(run().ok());
+  EXPECT_GT(cluster.owned_reads, 0) << "the edit during the pass brings the full pass back";
+}
+
+// Until the event of a Deployment the last full pass wrote arrives, the cache may still
+// hold the version before it, whose status would describe the old template: the status
+// pass waits for the event (bounded by a requeue) and writes nothing.
+TEST_F(DgdReconcilerTest, StatusPassWaitsForTheEchoOfItsOwnWrite) {
+  settle();
+  ASSERT_TRUE(run().ok());
+  const std::string decode = "apps/Deployment/ns/g-decodeworker";
+  const json before_write = cluster.objects[decode];
+  edit([](json& spec) { spec["components"] = json::array({{{"name", "DecodeWorker"}, {"replicas", 3}}}); });
+  ASSERT_TRUE(run().ok());  // applies the decode worker; its event not delivered yet
+  ASSERT_EQ(cluster.applied_keys, (std::vector<std::string>{decode}));
+  const json written = cluster.objects[decode];
+  cluster.objects[decode] = before_write;  // the cache still holds the version before
+  cluster.reset_counts();
+  auto r = reconciler.reconcile({"ns", "g"});  // woken by something else first
+  EXPECT_EQ(cluster.writes(), 0);
+  EXPECT_GT(r.requeue_after.count(), 0);
+  cluster.objects[decode] = written;
+  cluster.roll_out_all();
+  ASSERT_TRUE(run().ok());  // the event came
+  EXPECT_EQ(cluster.applies, 0);
+  EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True");
+}
+
 TEST_F(DgdReconcilerTest, ProgressIsWrittenOncePerIntervalAndTransitionsAtOnce) {
   DgdReconcilerOptions o;
   o.status_progress_interval = std::chrono::hours(1);
   DgdReconciler coalescing(cluster, recipes::Catalog::builtin(), o);
-  auto run_coalescing = [&] { return coalescing.reconcile({"ns", "g"}); };
+  auto run_coalescing = [&] { return pass(coalescing, "g"); };
   ASSERT_TRUE(run_coalescing().ok());
   EXPECT_EQ(cluster.status_writes, 1);  // the first status is written at once
   const json first = cluster.dgd()["status"];
@@ -523,14 +632,14 @@ TEST_F(DgdReconcilerTest, ProgressIsWrittenOnceTheIntervalIsOver) {
   DgdReconcilerOptions o;
   o.status_progress_interval = std::chrono::milliseconds(50);
   DgdReconciler coalescing(cluster, recipes::Catalog::builtin(), o);
-  ASSERT_TRUE(coalescing.reconcile({"ns", "g"}).ok());
+  ASSERT_TRUE(pass(coalescing, "g").ok());
   json& fe = cluster.objects.at("apps/Deployment/ns/g-frontend");
   fe["status"] = {{"observedGeneration", fe["metadata"]["generation"]},
                   {"replicas", 1}, {"updatedReplicas", 1}, {"readyReplicas", 0}, {"availableReplicas", 0}};
-  auto r = coalescing.reconcile({"ns", "g"});
+  auto r = pass(coalescing, "g");
   ASSERT_GT(r.requeue_after.count(), 0);
   std::this_thread::sleep_for(r.requeue_after);  // the work queue's requeue
-  ASSERT_TRUE(coalescing.reconcile({"ns", "g"}).ok());
+  ASSERT_TRUE(pass(coalescing, "g").ok());
   EXPECT_EQ(cluster.status_writes, 2);
   EXPECT_EQ(cluster.dgd()["status"]["components"]["Frontend"]["updatedReplicas"], 1);
 }
@@ -549,7 +658,7 @@ TEST(DgdReconcilerFleet, ProgressWritesShareAFleetWideRate) {
     d["metadata"]["name"] = name;
     d["metadata"]["uid"] = std::string("uid-") + name;
     cluster.objects[FakeCluster::dgd_key("ns", name)] = d;
-    ASSERT_TRUE(reconciler.reconcile({"ns", name}).ok());  // children and the first status
+    ASSERT_TRUE(pass_of(cluster, reconciler, name).ok());  // children and the first status
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(5));  // both intervals are over
   cluster.reset_counts();
@@ -558,16 +667,16 @@ TEST(DgdReconcilerFleet, ProgressWritesShareAFleetWideRate) {
     if (obj.value("kind", "") != "Deployment") continue;
     obj["status"] = {{"observedGeneration", 1}, {"replicas", 1}, {"updatedReplicas", 1}};
   }
-  auto first = reconciler.reconcile({"ns", "g"});
+  auto first = pass_of(cluster, reconciler, "g");
   EXPECT_EQ(cluster.status_writes, 1);
   EXPECT_EQ(first.requeue_after.count(), 0);
-  auto second = reconciler.reconcile({"ns", "h"});
+  auto second = pass_of(cluster, reconciler, "h");
   EXPECT_EQ(cluster.status_writes, 1) << "the second DGD's progress waits for the next slot";
   EXPECT_GT(second.requeue_after.count(), 1000);
   EXPECT_LE(second.requeue_after.count(), 2000);
   // A transition is not held: the DGD turns Ready at once.
   cluster.roll_out_all();
-  ASSERT_TRUE(reconciler.reconcile({"ns", "h"}).ok());
+  ASSERT_TRUE(pass_of(cluster, reconciler, "h").ok());
   EXPECT_EQ(cluster.status_writes, 2);
   EXPECT_EQ((*condition(cluster.dgd("ns", "h"), "Ready"))["status"], "True");
 }
@@ -593,6 +702,15 @@ TEST(ChangedOutsideStatus, TheEchoOfAStatusWriteIsNotAChangeAnythingElseIs) {
   EXPECT_TRUE(changed([](json& d) { d["metadata"].erase("uid"); }));
   EXPECT_TRUE(changed([](json& d) { d.erase("spec"); }));
   EXPECT_TRUE(changed([](json& d) { d["metadata"]["annotations"] = {{"a", "b"}}; }));
+  // The Deployment controller numbering a rollout is not a change; anything else beside it is.
+  EXPECT_FALSE(changed([](json& d) { d["metadata"]["annotations"] = {{"deployment.kubernetes.io/revision", "1"}}; }));
+  before["metadata"]["annotations"] = {{"deployment.kubernetes.io/revision", "1"}, {"a", "b"}};
+  EXPECT_FALSE(changed([](json& d) {
+    d["metadata"]["annotations"] = {{"deployment.kubernetes.io/revision", "2"}, {"a", "b"}};
+  }));
+  EXPECT_TRUE(changed([](json& d) {
+    d["metadata"]["annotations"] = {{"deployment.kubernetes.io/revision", "2"}, {"a", "c"}};
+  }));
   EXPECT_TRUE(changed_outside_status("not json", echo.dump()));
   EXPECT_TRUE(changed_outside_status(echo.dump(), "[1]"));
 }
@@ -752,7 +870,7 @@ TEST_F(DgdReconcilerTest, DownloadJobUsersAreTheDgdsThatUseIt) {
   second["metadata"]["name"] = "h";
   second["metadata"]["uid"] = "uid-h";
   cluster.objects[FakeCluster::dgd_key("ns", "h")] = second;
-  ASSERT_TRUE(reconciler.reconcile({"ns", "h"}).ok());
+  ASSERT_TRUE(pass_of(cluster, reconciler, "h").ok());
   EXPECT_EQ(reconciler.dgds_using_job("ns", old_job), (std::vector<std::string>{"ns/g", "ns/h"}));
 
   edit([](json& spec) { spec["model"] = {{"revision", "0123456789abcdef0123456789abcdef01234567"}}; });
@@ -766,7 +884,7 @@ TEST_F(DgdReconcilerTest, DownloadJobUsersAreTheDgdsThatUseIt) {
   EXPECT_EQ(reconciler.dgds_using_job("ns", new_jobs[0]), (std::vector<std::string>{"ns/g"}));
 
   cluster.objects.erase(FakeCluster::dgd_key("ns", "h"));
-  ASSERT_TRUE(reconciler.reconcile({"ns", "h"}).ok());
+  ASSERT_TRUE(pass_of(cluster, reconciler, "h").ok());
   EXPECT_TRUE(reconciler.dgds_using_job("ns", old_job).empty());
 }
 
