@@ -41,7 +41,7 @@ SANITIZE_CONFIGURE = DGD_WITH_CLANG=1 bash scripts/install-deps.sh && \
 test-sanitize:
 	@$(SANITIZE_CONFIGURE)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && DGD_TEST_TIME_FACTOR=3 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-suppressions.txt \
+	cd build-asan && DGD_TEST_TIME_FACTOR=5 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-suppressions.txt \
 	  UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(CTEST_JOBS) --output-on-failure --timeout 1800
 
 demo: build

@@ -48,6 +48,10 @@ constexpr std::chrono::seconds kSteadyMaxAge{30};
 // How long a status pass waits for the watch event of a Deployment the last full pass
 // created before it makes the full pass instead (the event normally comes in milliseconds).
 constexpr std::chrono::seconds kEchoWait{10};
+// A download Job another pass created (or is creating) stands in for the cache's view of it
+// this long: the cache has it within milliseconds; a claim whose pass died is free after it.
+constexpr std::chrono::seconds kDownloadClaimAge{10};
+constexpr std::chrono::seconds kDownloadClaimPoll{1};
 
 std::string meta_string(const json& obj, const char* field) {
   auto m = obj.find("metadata");
@@ -223,6 +227,29 @@ void DgdReconciler::end_applies(const std::string& key) {
     spdlog::debug("dgd={}: {} changed while the pass applied: next pass is full", key, p->second.begin()->first);
   }
   applying_.erase(p);
+}
+
+DgdReconciler::DownloadClaim DgdReconciler::claim_download(const std::string& download) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  auto it = downloads_.find(download);
+  if (it != downloads_.end() && now - it->second.at < kDownloadClaimAge) return {false, it->second.job};
+  downloads_[download] = {now, nullptr};
+  return {true, nullptr};
+}
+
+void DgdReconciler::finish_download_claim(const std::string& download, const json* created) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (created == nullptr) {
+    downloads_.erase(download);
+  } else {
+    downloads_[download] = {std::chrono::steady_clock::now(), std::make_shared<const json>(*created)};
+  }
+  // Old entries: the cache has long had those Jobs.
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = downloads_.begin(); it != downloads_.end();) {
+    it = now - it->second.at >= kDownloadClaimAge ? downloads_.erase(it) : std::next(it);
+  }
 }
 
 std::optional<std::string> DgdReconciler::pending_echo(const std::string& key, const std::string& child) {
@@ -624,6 +651,16 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   // children (it is owned by the PVC, whose uid is known then); until it has completed
   // the workers are held back.
   std::optional<json> new_job;
+  std::optional<json> recent_job;  // the Job another pass just created, until the cache has it
+  bool download_in_flight = false;
+  std::string download_claim;  // "ns/job" this pass claimed to create
+  struct ReleaseClaim {  // on every way out: a create that did not happen frees the claim
+    DgdReconciler& r;
+    const std::string& download;
+    ~ReleaseClaim() {
+      if (!download.empty()) r.finish_download_claim(download, nullptr);
+    }
+  } release_claim{*this, download_claim};
   ModelCacheObservation cache_seen;
   // Keys of live children left exactly as they are: the download Job once it exists (its
   // pod template is immutable, and it may come from an older operator or another DGD).
@@ -637,10 +674,23 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       for (const auto& o : live_store) {
         if (object_key(o) == job_key) cache_seen.job = &o;
       }
+      const std::string download = key.ns + "/" + cache->job_name;
       if (cache_seen.job != nullptr) {
         held_as_is.insert(job_key);
       } else if (jt != desired.end()) {
-        new_job = std::move(*jt);
+        // DGDs sharing the cache are reconciled at once: only the first creates the Job;
+        // the others use what its create returned until the cache has it.
+        const DownloadClaim claim = claim_download(download);
+        if (claim.mine) {
+          new_job = std::move(*jt);
+          download_claim = download;
+        } else if (claim.created) {
+          recent_job = *claim.created;
+          cache_seen.job = &*recent_job;
+          held_as_is.insert(job_key);
+        } else {
+          download_in_flight = true;  // another pass is creating it right now
+        }
         desired.erase(jt);
       }
     }
@@ -783,6 +833,8 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
         const std::string k = object_key(*new_job);
         applied[k] = std::move(r).value();
         cache_seen.job = &applied[k];
+        finish_download_claim(download_claim, &applied[k]);
+        download_claim.clear();
         const std::string what = "Created " + describe(*new_job) + " (download of " + cache->what() +
                                  " into PVC " + cache->claim + ")";
         spdlog::info("dgd={}: {}", id, what);
@@ -848,7 +900,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   // Applies that succeeded count as done: what they returned is what the cache will hold,
   // and their watch events are recognised as their echo (note_child_change).
   const bool settled = api_errors.empty() && sync_problems.empty() && plan.remove.empty() &&
-                       !new_job.has_value() && !waiting_for_claim;
+                       !new_job.has_value() && !waiting_for_claim && !download_in_flight;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (settled) {
@@ -858,7 +910,12 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
       steady_.erase(id);
     }
   }
-  return finish_pass(id, dgd, generation, status_in, std::move(api_errors), sync_problems, waiting_for_claim);
+  ReconcileResult result =
+      finish_pass(id, dgd, generation, status_in, std::move(api_errors), sync_problems, waiting_for_claim);
+  if (download_in_flight && (result.requeue_after.count() == 0 || result.requeue_after > kDownloadClaimPoll)) {
+    result.requeue_after = kDownloadClaimPoll;  // its add event normally comes first
+  }
+  return result;
 }
 
 ReconcileResult DgdReconciler::finish_pass(const std::string& id, const json& dgd, int64_t generation,

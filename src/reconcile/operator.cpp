@@ -211,15 +211,17 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   pio.page_size = kBigObjectPageSize;
   pio.share_values = true;
   runtime::Informer& pods = manager.add_informer(pio);
-  auto wake_owner = [&controller, window](const runtime::ObjectPtr& pod) {
-    const std::string dgd = dgd_of_pod(pod->object());
-    if (!dgd.empty()) controller.queue().add_after(pod->ns() + "/" + dgd, window);
+  auto wake_owner_of = [&controller, window](const std::string& ns, const json& pod) {
+    const std::string dgd = dgd_of_pod(pod);
+    if (!dgd.empty()) controller.queue().add_after(ns + "/" + dgd, window);
   };
+  auto wake_owner = [wake_owner_of](const runtime::ObjectPtr& pod) { wake_owner_of(pod->ns(), pod->object()); };
   runtime::EventHandler ph;
   ph.on_add = wake_owner;
   ph.on_delete = wake_owner;
-  ph.on_update = [wake_owner](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
-    if (pod_placement_changed(before->object(), after->object())) wake_owner(after);
+  ph.on_update = [wake_owner_of](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+    const json b = after->object();  // parsed once: compared, then its owner read
+    if (pod_placement_changed(before->object(), b)) wake_owner_of(after->ns(), b);
   };
   pods.add_handler(ph);
 

@@ -21,6 +21,12 @@
 # finding with plain ASAN_OPTIONS for full stacks). Override either through FUZZ_ARGS /
 # ASAN_OPTIONS.
 #
+# Output: a table of executions, exec/s (executions / wall time: depends on the load), cov,
+# wall time, CPU seconds of the fuzzing processes and CPU milliseconds per execution (both
+# independent of the load; corpus loading included), and the result: ok, FAILED (a finding:
+# exit 1) or stopped (every process interrupted by SIGINT with no finding, e.g. to free the
+# CPU: exit 3; the executions so far are counted).
+#
 # Corpora: tests/fuzz/corpus/<target>/ holds the committed seeds; for `dgd` the recipes and
 # the DGDs under tests/golden/ are added at run time. What the fuzzer finds new goes to
 # BUILD_DIR/fuzz/corpus/<target>/ (kept between runs, never committed). A crash leaves its
@@ -78,6 +84,14 @@ stat_sum() {
   cat "$@" 2>/dev/null | grep -oE "stat::$name: *[0-9]+" | grep -oE '[0-9]+$' | awk '{s += $1} END {if (NR) print s}'
 }
 
+# Whether the logs given show a run stopped by SIGINT and no finding: each process says
+# "run interrupted", none reports an error or a broken contract.
+stopped() {
+  local f
+  for f in "$@"; do grep -q 'libFuzzer: run interrupted' "$f" || return 1; done
+  ! cat "$@" | grep -qE 'ERROR: |SUMMARY: |contract broken|threw|internal error|answers|deadly signal'
+}
+
 status=0
 summary=()
 for t in $targets; do
@@ -113,7 +127,10 @@ for t in $targets; do
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     "$bin" $bound $dict $max_len -entropic=0 -rss_limit_mb=2048 -timeout=60 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/$t/" $parallel ${FUZZ_ARGS:-} \
-    "$work/corpus/$t" "$src/tests/fuzz/corpus/$t" "$seeds") >"$log" 2>&1
+    "$work/corpus/$t" "$src/tests/fuzz/corpus/$t" "$seeds"
+  rc=$?
+  times >"$work/logs/$t.times" # this subshell's children: the fuzzing processes' CPU time
+  exit $rc) >"$log" 2>&1
   rc=$?
   set -e
   wall=$(($(date +%s) - start))
@@ -123,20 +140,37 @@ for t in $targets; do
   for f in "$jobdir"/fuzz-*.log; do [ -e "$f" ] && logs+=("$f"); done
   [ ${#logs[@]} -eq 0 ] && logs=("$log")
   execs=$(stat_sum number_of_executed_units "${logs[@]}")
-  rate=$([ -n "$execs" ] && [ "$wall" -gt 0 ] && echo $((execs / wall)))
+  rate=$([ -n "$execs" ] && [ "$wall" -gt 0 ] && echo $((execs / wall)) || true)
   cov=$(cat "${logs[@]}" | grep -oE 'cov: [0-9]+' | grep -oE '[0-9]+' | sort -n | tail -1)
+  # CPU seconds (user + system) of every fuzzing process, corpus loading included: unlike
+  # exec/s this does not depend on what else the machine runs.
+  cpu=$(tail -1 "$work/logs/$t.times" 2>/dev/null | tr ms ' ' |
+    awk 'NF == 4 {printf "%.0f", $1 * 60 + $2 + $3 * 60 + $4}')
+  ms_per_exec=$([ -n "$cpu" ] && [ -n "$execs" ] && [ "$execs" -gt 0 ] &&
+    awk -v c="$cpu" -v e="$execs" 'BEGIN {printf "%.2f", 1000 * c / e}' || true)
+  result=ok
   if [ $rc -ne 0 ]; then
-    status=1
-    echo "   FAILED (exit $rc): see ${logs[*]} and $work/artifacts/$t/"
-    { cat "${logs[@]}" | grep -E 'ERROR: |SUMMARY: |contract broken|threw|internal error|answers|interrupted' || true; } |
-      head -5 | sed 's/^/   /'
+    if stopped "${logs[@]}"; then
+      # Every process was interrupted (SIGINT, e.g. to free the CPU) and none reported a
+      # finding: the executions so far count, but the run did not reach its bound.
+      result=stopped
+      [ $status -eq 0 ] && status=3
+      echo "   stopped before its bound (SIGINT), no finding"
+    else
+      result=FAILED
+      status=1
+      echo "   FAILED (exit $rc): see ${logs[*]} and $work/artifacts/$t/"
+      { cat "${logs[@]}" | grep -E 'ERROR: |SUMMARY: |contract broken|threw|internal error|answers|interrupted' || true; } |
+        head -5 | sed 's/^/   /'
+    fi
   fi
   load=$(uptime | grep -oE 'load average: .*' | cut -d' ' -f3-)
-  summary+=("$(printf '%-11s %12s %10s %8s %8s %-6s %s' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${wall}s" \
-    "$([ $rc -eq 0 ] && echo ok || echo FAILED)" "$load")")
+  summary+=("$(printf '%-11s %12s %10s %8s %8s %8s %10s %-8s %s' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${wall}s" \
+    "${cpu:-?}s" "${ms_per_exec:-?}" "$result" "$load")")
 done
 
 echo
-printf '%-11s %12s %10s %8s %8s %-6s %s\n' target executions exec/s cov wall result "load average at the end"
+printf '%-11s %12s %10s %8s %8s %8s %10s %-8s %s\n' target executions exec/s cov wall cpu cpu-ms/exec result \
+  "load average at the end"
 printf '%s\n' "${summary[@]}"
 exit $status

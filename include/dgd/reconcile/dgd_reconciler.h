@@ -172,6 +172,21 @@ class DgdReconciler final : public runtime::Reconciler {
   void note_own_write(const std::string& key, const std::string& child, const std::string& before,
                       const std::string& after);
   void end_applies(const std::string& key);
+
+  // Download Jobs ("ns/job") a pass of this process created or is creating, for the other
+  // DGDs that share them while the cache does not have them yet.
+  struct DownloadEntry {
+    std::chrono::steady_clock::time_point at;
+    std::shared_ptr<const nlohmann::json> job;  // as the create returned it; null while in flight
+  };
+  std::map<std::string, DownloadEntry> downloads_;
+  struct DownloadClaim {
+    bool mine = false;                            // the caller creates the Job
+    std::shared_ptr<const nlohmann::json> created;  // else: the Job, or null while in flight
+  };
+  DownloadClaim claim_download(const std::string& download);
+  // The claimer's create returned `created`, or (nullptr) did not happen.
+  void finish_download_claim(const std::string& download, const nlohmann::json* created);
 };
 
 }  // namespace dgd::reconcile

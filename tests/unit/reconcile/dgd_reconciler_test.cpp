@@ -766,6 +766,36 @@ TEST_F(DgdReconcilerTest, SharedDownloadJobIsLeftToTheDgdThatCreatedIt) {
   EXPECT_EQ(cluster.objects[job_key]["metadata"]["ownerReferences"][0]["uid"], "other-dgd");
 }
 
+// DGDs that share a cache are reconciled together: the first creates the download Job;
+// one reconciled before the Job reaches the cache waits for that Job instead of creating
+// it again (one create, one PVC read, one DownloadStarted event).
+TEST_F(DgdReconcilerTest, DgdsSharingACacheCreateItsDownloadJobOnce) {
+  cluster.objects.erase(job_key());  // an empty cache
+  json h = user_dgd();
+  h["metadata"]["name"] = "h";
+  h["metadata"]["uid"] = "uid-h";
+  cluster.objects[FakeCluster::dgd_key("ns", "h")] = h;
+  ASSERT_TRUE(run().ok());  // g creates the Job
+  ASSERT_EQ(cluster.objects.count(job_key()), 1u);
+  const json created = cluster.objects[job_key()];
+  cluster.objects.erase(job_key());  // the cache has not seen it yet
+  cluster.reset_counts();
+  ASSERT_TRUE(pass(reconciler, "h").ok());
+  for (const auto& k : cluster.applied_keys) EXPECT_EQ(k.find("batch/Job/"), std::string::npos) << k;
+  EXPECT_EQ(cluster.objects.count(job_key()), 0u);
+  for (const auto& e : cluster.events) EXPECT_NE(e.value("reason", ""), kReasonDownloadStarted);
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/h-decodeworker"]["spec"]["replicas"], 0);  // held back
+  const json* cache = condition(cluster.dgd("ns", "h"), kConditionModelCacheReady);
+  ASSERT_NE(cache, nullptr);
+  EXPECT_EQ((*cache)["reason"], kReasonDownloading);
+  EXPECT_NE((*cache)["message"].get<std::string>().find(download_job_name()), std::string::npos) << *cache;
+  // The Job reaches the cache and completes: both start their workers.
+  cluster.objects[job_key()] = created;
+  cluster.complete_jobs();
+  ASSERT_TRUE(pass(reconciler, "h").ok());
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/h-decodeworker"]["spec"]["replicas"], 1);
+}
+
 TEST_F(DgdReconcilerTest, WorkersWaitForTheDownloadJobAndTheFrontendDoesNot) {
   cluster.objects.erase(job_key());  // an empty cache
   ASSERT_TRUE(run().ok());
