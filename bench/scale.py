@@ -568,7 +568,7 @@ def run_operator(n, dgds, profile_path, workdir, children_per_dgd, n_deployments
         for ns in sorted({ns for ns, _, _, _ in dgds}):
             status, body = sim.request("/apis/nvidia.com/v1beta1/namespaces/%s/dynamographdeployments" % ns, "DELETE",
                                        body={"apiVersion": "v1", "kind": "DeleteOptions",
-                                             "propagationPolicy": "Background"})
+                                             "propagationPolicy": "Background"}, timeout=300)
             if status >= 300:
                 raise RuntimeError("deletecollection in %s: %d %s" % (ns, status, body))
         wait_for("children gone", lambda: children_gone(sim))
