@@ -343,8 +343,9 @@ namespace {
 constexpr std::string_view kDeploymentRevisionAnnotation = "deployment.kubernetes.io/revision";
 
 // `text` (a JSON object) as "key=value" spans without status, metadata.resourceVersion,
-// metadata.managedFields and the Deployment controller's revision annotation; nullopt when it is not a JSON object. Equal objects in
-// compact form give equal strings (the cache holds nlohmann dumps: sorted keys).
+// metadata.managedFields and the Deployment controller's revision annotation; nullopt when
+// it is not a JSON object. Equal objects in compact form give equal strings (the cache
+// holds nlohmann dumps: sorted keys).
 std::optional<std::string> without_status(std::string_view text) {
   kube::JsonScanner s(text);
   std::string out;
