@@ -5,6 +5,7 @@
 #include "kubesim/controller.h"
 #include "kubesim/http_server.h"
 #include "kubesim/kubeconfig.h"
+#include "kubesim/openapi/swagger_document.h"
 #include "kubesim/request_log.h"
 #include "kubesim/resource_registry.h"
 #include "kubesim/store.h"
@@ -73,6 +74,10 @@ int main(int argc, char** argv) {
                  "random faults from the start: a JSON profile (or @FILE), as PUT /sim/v1/chaos takes, e.g. "
                  "'{\"seed\":7,\"throttle\":0.05,\"exemptUserAgents\":[\"kubectl\"]}' (docs/kube-sim.md, Faults)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  std::string openapi_file;
+  app.add_option("--openapi", openapi_file,
+                 "the Kubernetes OpenAPI v2 document that defines the built-in kinds (default: the embedded 1.32 "
+                 "document)");
   kubesim::cluster::ClusterOptions cluster_opts;
   kubesim::cluster::add_cli_options(app, cluster_opts);
   CLI11_PARSE(app, argc, argv);
@@ -87,6 +92,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   try {
+    if (!openapi_file.empty()) kubesim::openapi::load_swagger_file(openapi_file);
     kubesim::ResourceRegistry registry;
     for (const auto& gp : without_resources) {
       const auto slash = gp.rfind('/');
