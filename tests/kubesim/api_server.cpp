@@ -3,6 +3,8 @@
 #include "kubesim/api_error.h"
 #include "kubesim/body_codec.h"
 #include "kubesim/object_rules.h"
+#include "kubesim/openapi/field_validation.h"
+#include "kubesim/openapi/openapi_documents.h"
 #include "kubesim/patch_adapter.h"
 #include "kubesim/rbac_escalation.h"
 #include "kubesim/table_printer.h"
@@ -173,6 +175,7 @@ struct ApiServer::Call {
   bool table = false;
   bool watch = false;
   bool logged = false;
+  std::vector<std::string> warnings;  // strict decoding findings under fieldValidation=Warn
 
   explicit Call(const HttpRequest& r) : req(r) {}
   std::string q(const std::string& k) const {
@@ -299,15 +302,12 @@ bool ApiServer::serve_discovery(Call& c, ResponseWriter& out) {
                {"compiler", "gc"}, {"platform", "linux/amd64"}});
     return true;
   }
-  if (p == "/openapi/v2") {
-    // kube-api.md §7.2: an empty document makes kubectl skip client-side schema checks.
-    HttpResponse r;
-    r.content_type = "application/octet-stream";
+  if (openapi::is_openapi_path(p)) {  // openapi/openapi_documents.h
+    HttpResponse r = openapi::serve_openapi(registry_, p, c.q("hash"), c.req.header("accept"), c.req.header("if-none-match"));
     out.send(r);
-    c.rec.code = 200;
+    c.rec.code = r.status;
     return true;
   }
-  if (p.rfind("/openapi/v3", 0) == 0) throw ApiError(404, "NotFound", "the server could not find the requested resource");
   if (p == "/api" || p == "/apis" || p == "/api/" || p == "/apis/") {
     const bool core = p.rfind("/api/", 0) == 0 || p == "/api";
     std::string v = accept_discovery(c.req.header("accept"));
@@ -441,6 +441,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     HttpResponse r;
     r.status = status;
     r.body = wire(body);
+    for (const auto& w : c.warnings) r.headers.push_back({"Warning", openapi::warning_header(w)});
     out.send(r);
     c.rec.code = status;
   };
@@ -477,6 +478,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   if (!fv.empty() && fv != "Strict" && fv != "Warn" && fv != "Ignore")
     throw ApiError::bad_request("fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\"");
   wo.strict_fields = fv == "Strict";
+  const auto directive = openapi::field_validation(fv);
   std::string manager = c.q("fieldManager");
   if (manager.empty()) {
     manager = c.rec.user_agent.substr(0, c.rec.user_agent.find('/'));
@@ -545,10 +547,12 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   if (verb == "create") {
     if (!sub.empty()) throw method_not_allowed();
     json obj = parse_body(c.req.body, ct);
+    openapi::decode_body(t, c.req.body, ct, obj, directive, c.warnings);
     return send(201, view(store_.create(t, ns, std::move(obj), wo)));
   }
   if (verb == "update") {
     json obj = parse_body(c.req.body, ct);
+    if (sub != "scale") openapi::decode_body(t, c.req.body, ct, obj, directive, c.warnings);
     if (sub == "scale") {
       if (!obj.is_object() || !obj.contains("spec") || !obj["spec"].contains("replicas"))
         throw ApiError::bad_request("Scale.autoscaling \"" + name + "\" is invalid: spec.replicas: Required value");
@@ -608,6 +612,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
       return send(200, to_scale(t, res));
     }
     wo.apply = kind == "apply";
+    if (kind == "apply") openapi::check_apply_body(t, body, ns, name);
     const bool created_by_apply = kind == "apply" && !store_.try_get(t, ns, name);
     json res = store_.mutate(
         t, ns, name,
@@ -623,7 +628,13 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
             return patch::apply(t, nullptr, seed, manager, force);
           }
           json target = *cur;
-          return apply_patch(target);
+          json patched = apply_patch(target);
+          if (kind != "apply")
+            openapi::decode_patched(t, kind == "json"    ? openapi::PatchType::Json
+                                       : kind == "merge" ? openapi::PatchType::Merge
+                                                         : openapi::PatchType::Strategic,
+                                    body, patched, directive, c.warnings);
+          return patched;
         },
         wo, kind == "apply");
     return send(created_by_apply ? 201 : 200, view(res));

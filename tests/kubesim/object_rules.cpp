@@ -1,6 +1,7 @@
 #include "kubesim/object_rules.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/openapi/field_validation.h"
 #include "kubesim/patch_adapter.h"
 #include "kubesim/selectors.h"
 
@@ -550,27 +551,6 @@ const std::set<std::string> kMetaFields = {"name", "generateName", "namespace", 
                                            "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
                                            "finalizers", "managedFields"};
 
-std::set<std::string> top_fields(const ResourceType& t) {
-  std::set<std::string> f = {"apiVersion", "kind", "metadata"};
-  const std::string& k = t.kind;
-  if (k == "ConfigMap") f.insert({"data", "binaryData", "immutable"});
-  else if (k == "Secret") f.insert({"data", "stringData", "type", "immutable"});
-  else if (k == "ServiceAccount") f.insert({"secrets", "imagePullSecrets", "automountServiceAccountToken"});
-  else if (k == "Event" && t.group.empty())
-    f.insert({"involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp", "count", "type",
-              "eventTime", "series", "action", "related", "reportingComponent", "reportingInstance"});
-  else if (k == "Event")
-    f.insert({"eventTime", "series", "reportingController", "reportingInstance", "action", "reason", "regarding",
-              "related", "note", "type", "deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp",
-              "deprecatedCount"});
-  else if (k == "Role") f.insert("rules");
-  else if (k == "ClusterRole") f.insert({"rules", "aggregationRule"});
-  else if (k == "RoleBinding" || k == "ClusterRoleBinding") f.insert({"subjects", "roleRef"});
-  else if (k == "Lease" || k == "ResourceClaimTemplate") f.insert("spec");
-  else f.insert({"spec", "status"});
-  return f;
-}
-
 // Unknown fields of `value` under `schema` (structural schema walk).
 void schema_unknown(const json& schema, json& value, const std::string& path, std::vector<std::string>& unknown,
                     bool prune) {
@@ -616,10 +596,12 @@ void check_unknown_fields(const ResourceType& t, json& obj, bool strict) {
       obj = std::move(body);
     }
   } else if (!t.custom) {
-    auto fields = top_fields(t);
-    for (const auto& [k, v] : obj.items()) {
-      (void)v;
-      if (!fields.count(k)) unknown.push_back(k);
+    // Every level, from Kubernetes' OpenAPI document (openapi/field_validation.h).
+    auto found = openapi::drop_unknown_fields(t, obj);
+    if (strict && !found.empty()) {
+      std::string msg = "strict decoding error: ";
+      for (size_t i = 0; i < found.size(); ++i) msg += (i ? ", " : "") + found[i];
+      throw ApiError::bad_request(msg);
     }
   }
   if (obj.contains("metadata") && obj["metadata"].is_object())

@@ -36,8 +36,8 @@ void reset_status_on_create(const ResourceType& t, nlohmann::json& obj);
 std::string pod_qos_class(const nlohmann::json& pod);
 // True when anything but metadata (and status, for kinds with a status subresource) differs.
 bool spec_changed(const ResourceType& t, const nlohmann::json& before, const nlohmann::json& after);
-// fieldValidation: for built-ins the top level and metadata are checked; for custom
-// resources with a schema, every level. `strict`: unknown fields -> ApiError 400;
+// fieldValidation: every level, for built-ins from Kubernetes' OpenAPI document
+// (openapi/field_validation.h), for custom resources with a schema from it. `strict`: unknown fields -> ApiError 400;
 // otherwise unknown fields of custom resources are pruned (the real server prunes).
 void check_unknown_fields(const ResourceType& t, nlohmann::json& obj, bool strict);
 // Validates a DNS-1123 subdomain / label etc. for metadata.name. Empty on success.
