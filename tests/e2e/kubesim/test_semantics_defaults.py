@@ -54,11 +54,12 @@ def quantities(sim):
     dep["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["memory"] = "1024Mi"
     status, again = sim.request(APPS + "/deployments/qd", "PUT", dep)
     assert status == 200 and again["metadata"]["resourceVersion"] == dep["metadata"]["resourceVersion"], again
-    # An invalid quantity is 422 with the field.
+    # An invalid quantity fails decoding (Quantity.UnmarshalJSON): 400, before any validation.
     status, body = sim.request(NS + "/pods", "POST", {"metadata": {"name": "bad"}, "spec": {"containers": [
         container(resources={"requests": {"cpu": "lots"}})]}})
-    assert status == 422 and body["reason"] == "Invalid", body
-    assert "spec.containers[0].resources.requests[cpu]" in body["message"], body
+    assert status == 400 and body["reason"] == "BadRequest", body
+    assert body["message"] == ('Pod in version "v1" cannot be handled as a Pod: quantities must match the regular '
+                               "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"), body
 
 
 def qos(sim):

@@ -117,8 +117,6 @@ json crd_path_item(const json& deployment_item, const ResourceType& t, const std
         if (m != "application/strategic-merge-patch+json" && m != "application/apply-patch+cbor") c.push_back(m);
       op["consumes"] = c;
     }
-    if (op.contains("x-kubernetes-group-version-kind") && op["x-kubernetes-group-version-kind"].value("kind", "") != "Scale")
-      op["x-kubernetes-group-version-kind"] = {{"group", t.group}, {"kind", t.kind}, {"version", t.version}};
     op["tags"] = json::array({t.group + "_" + t.version});
     if (op.contains("operationId")) op.erase("operationId");
   }
@@ -135,10 +133,19 @@ json crd_path_item(const json& deployment_item, const ResourceType& t, const std
       if (it.value().is_object()) strip(it.value()["parameters"]);
   }
   std::string text = dump(item);
-  replace_all(text, "io.k8s.api.apps.v1.DeploymentList", def + "List");
-  replace_all(text, "io.k8s.api.apps.v1.Deployment", def);
+  // The kind in descriptions; the definitions and group-version-kinds set afterwards, as the
+  // CRD's kind may itself contain "Deployment".
+  replace_all(text, "io.k8s.api.apps.v1.DeploymentList", "\x01L");
+  replace_all(text, "io.k8s.api.apps.v1.Deployment", "\x01D");
   replace_all(text, "Deployment", t.kind);
-  return json::parse(text);
+  replace_all(text, "\x01L", def + "List");
+  replace_all(text, "\x01D", def);
+  item = json::parse(text);
+  for (auto it = item.begin(); it != item.end(); ++it)
+    if (it.value().is_object() && it.value().contains("x-kubernetes-group-version-kind") &&
+        it.value()["x-kubernetes-group-version-kind"].value("kind", "") != "Scale")
+      it.value()["x-kubernetes-group-version-kind"] = {{"group", t.group}, {"kind", t.kind}, {"version", t.version}};
+  return item;
 }
 
 void add_crd(json& doc, const ResourceType& t) {

@@ -388,18 +388,13 @@ class ApplyValidator {
           std::string element = "[" + std::to_string(i) + "]";
           if (list_type == "map" && !keys.empty() && item.is_object()) {
             element = "[";
-            for (size_t k = 0; k < keys.size(); ++k) {
-              if (!item.contains(keys[k])) {
-                const json* ks = elem.field(keys[k]);
-                if (!ks || !ks->contains("default")) {
-                  error(path, "element " + std::to_string(i) + ": associative list with keys has an element that omits key field " +
-                                  quote(keys[k]) + " (and doesn't have default value)");
-                  return;
-                }
-                element += (k ? "," : "") + keys[k] + "=" + (*ks)["default"].dump();
-                continue;
-              }
-              element += (k ? "," : "") + keys[k] + "=" + item[keys[k]].dump();
+            // A key the item omits is defaulted by the server's own schema (e.g. a port's
+            // protocol), which the v2 document does not carry: such keys are left out.
+            bool first = true;
+            for (const auto& k : keys) {
+              if (!item.contains(k)) continue;
+              element += (first ? "" : ",") + k + "=" + item[k].dump();
+              first = false;
             }
             element += "]";
           } else if (list_type == "set" && !item.is_object() && !item.is_array()) {
