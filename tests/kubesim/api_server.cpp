@@ -444,6 +444,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     for (const auto& w : c.warnings) r.headers.push_back({"Warning", openapi::warning_header(w)});
     out.send(r);
     c.rec.code = status;
+    c.rec.warnings = c.warnings;
   };
   // RBAC escalation prevention on Role/Binding writes (rbac_escalation.h).
   if (verb == "create" || verb == "update" || verb == "patch")

@@ -39,7 +39,7 @@ class BeastWriter : public ResponseWriter {
     res.set(http::field::server, "kube-sim");
     res.set(http::field::content_type, r.content_type);
     res.set("Audit-Id", "kube-sim");
-    for (const auto& [k, v] : r.headers) res.set(k, v);
+    for (const auto& [k, v] : r.headers) res.insert(k, v);  // repeatable (one Warning header per warning)
     res.keep_alive(keep_alive_);
     res.body() = r.body;
     res.prepare_payload();

@@ -35,6 +35,7 @@ json RequestLog::since(uint64_t seq) const {
               {"code", r.code}};
     if (!r.path.empty()) j["path"] = r.path;
     if (!r.content_type.empty()) j["contentType"] = r.content_type;
+    if (!r.warnings.empty()) j["warnings"] = r.warnings;
     items.push_back(std::move(j));
   }
   return {{"items", items}, {"lastSeq", seq_}};

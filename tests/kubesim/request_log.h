@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace kubesim {
 
@@ -25,6 +26,7 @@ struct RequestRecord {
   std::string user_agent;
   std::string content_type;
   int code = 0;
+  std::vector<std::string> warnings;  // `Warning` headers sent (unknown fields under fieldValidation=Warn)
 };
 
 class RequestLog {
