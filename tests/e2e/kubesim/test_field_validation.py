@@ -218,7 +218,7 @@ def update_and_patches(sim):
                                     "of type int32"), body["message"]
     # The status subresource decodes the whole body too.
     status, cur, _ = call(sim, APPS + "/p")
-    cur["status"]["readyReplicaz"] = 1
+    cur.setdefault("status", {})["readyReplicaz"] = 1
     expect_status(call(sim, APPS + "/p/status?fieldValidation=Strict", "PUT", cur), 400,
                   'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: '
                   'unknown field "status.readyReplicaz"')
