@@ -6,6 +6,7 @@ type and server-side apply. The real kubectl is the client where it has a say.""
 import json
 import os
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -92,6 +93,7 @@ def kubectl_validation(sim, d):
 
 
 def directives(sim):
+    start = sim.requests()[-1]["seq"]
     bad = deployment("d1")
     bad["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
     expect_status(call(sim, APPS + "?fieldValidation=Strict", "POST", bad), 400, TYPO_REFUSED)
@@ -103,9 +105,15 @@ def directives(sim):
     status, body, warnings = call(sim, APPS + "?fieldValidation=Ignore", "POST", bad)
     assert status == 201 and warnings == [], (status, warnings)
     assert "imagePullPolicyy" not in json.dumps(body), body
-    # The request log keeps the warnings a write was answered with.
-    logged = [r for r in sim.requests() if r["verb"] == "create" and r["resource"] == "deployments"]
-    assert logged[-2]["warnings"] == ['unknown field "%s"' % TYPO] and "warnings" not in logged[-1], logged[-2:]
+    # The request log keeps the warnings a write was answered with. A request is logged
+    # after its answer is sent: poll until the last one is there.
+    deadline = time.time() + 10
+    while True:
+        logged = [r for r in sim.requests(since=start) if r["verb"] == "create" and r["resource"] == "deployments"]
+        if [r["code"] for r in logged] == [400, 201, 201] or time.time() > deadline:
+            break
+        time.sleep(0.05)
+    assert [r.get("warnings") for r in logged] == [None, ['unknown field "%s"' % TYPO], None], logged
 
 
 def several_fields(sim):
