@@ -2,6 +2,7 @@
 
 #include "kubesim/api_error.h"
 #include "kubesim/defaults/served_kind_defaults.h"
+#include "kubesim/openapi/swagger_document.h"
 #include "kubesim/patch_adapter.h"
 #include "kubesim/selectors.h"
 
@@ -558,6 +559,13 @@ const std::set<std::string> kMetaFields = {"name", "generateName", "namespace", 
                                            "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
                                            "finalizers", "managedFields"};
 
+// The OpenAPI definition of a built-in kind (openapi/swagger_document.h); nullptr for others.
+const json* builtin_definition(const ResourceType& t) {
+  if (t.custom) return nullptr;
+  const auto name = openapi::definition_name(t.group, t.version, t.kind);
+  return name ? openapi::definition(*name) : nullptr;
+}
+
 std::set<std::string> top_fields(const ResourceType& t) {
   std::set<std::string> f = {"apiVersion", "kind", "metadata"};
   const std::string& k = t.kind;
@@ -575,6 +583,8 @@ std::set<std::string> top_fields(const ResourceType& t) {
   else if (k == "ClusterRole") f.insert({"rules", "aggregationRule"});
   else if (k == "RoleBinding" || k == "ClusterRoleBinding") f.insert({"subjects", "roleRef"});
   else if (k == "Lease" || k == "ResourceClaimTemplate") f.insert("spec");
+  else if (const json* d = builtin_definition(t); d && d->contains("properties") && (*d)["properties"].is_object())
+    for (const auto& [name, schema] : (*d)["properties"].items()) f.insert(name);  // StorageClass, EndpointSlice, ...
   else f.insert({"spec", "status"});
   return f;
 }

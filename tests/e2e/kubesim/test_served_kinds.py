@@ -201,8 +201,10 @@ def main():
                     max_replicas=3, scale_target_ref=client.V1CrossVersionObjectReference(
                         api_version="apps/v1", kind="Deployment", name="web"))))
         assert created.spec.min_replicas == 1, created.spec
-        v2 = client.AutoscalingV2Api(sim.python_client()).read_namespaced_horizontal_pod_autoscaler("plain", "default")
-        assert v2.spec.metrics[0].resource.target.average_utilization == 80, v2.spec
+        status, v2 = sim.request("/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/plain")
+        assert status == 200 and v2["spec"]["metrics"][0]["resource"]["target"] == {
+            "type": "Utilization", "averageUtilization": 80}, v2
+        assert v2["status"] == {"desiredReplicas": 0}, v2["status"]
 
         # deletecollection and delete through kubectl; the watch sees the deletion.
         sim.kubectl("delete", "sts", "--all")
