@@ -543,15 +543,17 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   if (verb == "watch") return serve_watch(c, out);
 
   const std::string ct = c.req.header("content-type");
+  if (!t.stored) {  // create-only kinds answered per request (authorization/access_reviews.h)
+    if (!authorization::is_review(t)) throw not_found;
+    // A SelfSubjectReview asks nothing of its body (`kubectl auth whoami` sends protobuf).
+    if (t.plural == "selfsubjectreviews")
+      return send(201, authorization::answer_review(t, ns, json::object(), c.identity, authz_));
+  }
   if (!c.req.body.empty() && (ct.find("protobuf") != std::string::npos || ct.find("cbor") != std::string::npos))
     throw ApiError(415, "UnsupportedMediaType",
                    "the body of the request was in an unknown format - accepted media types include: "
                    "application/json, application/yaml");
-  if (!t.stored) {  // create-only kinds answered per request (authorization/access_reviews.h)
-    if (!authorization::is_review(t)) throw not_found;
-    return send(201, authorization::answer_review(t, ns, parse_body(c.req.body, ct),
-                                                  c.identity, authz_));
-  }
+  if (!t.stored) return send(201, authorization::answer_review(t, ns, parse_body(c.req.body, ct), c.identity, authz_));
   if (verb == "create") {
     if (!sub.empty()) throw method_not_allowed();
     json obj = conversion::to_storage(t, parse_body(c.req.body, ct), nullptr);
