@@ -59,9 +59,15 @@ Identity impersonate(const rbac::Authorizer& authz, const Identity& requester,
 
   Identity acting;
   const std::string sa_prefix = "system:serviceaccount:";
+  // serviceaccount.SplitUsername: "system:serviceaccount:<ns>:<name>" with both parts set;
+  // any other name is a User.
+  std::string ns, name;
   if (user.rfind(sa_prefix, 0) == 0 && std::count(user.begin(), user.end(), ':') == 3) {
     const std::string rest = user.substr(sa_prefix.size());
-    const std::string ns = rest.substr(0, rest.find(':')), name = rest.substr(rest.find(':') + 1);
+    ns = rest.substr(0, rest.find(':'));
+    name = rest.substr(rest.find(':') + 1);
+  }
+  if (!ns.empty() && !name.empty()) {
     require(authz, requester, impersonate_attributes("", "serviceaccounts", ns, name));
     acting.user = user;
     if (groups.empty()) acting.groups = {"system:serviceaccounts", "system:serviceaccounts:" + ns};

@@ -176,7 +176,9 @@ const std::vector<std::string>& builtin_group_order() {
   return order;
 }
 
-std::vector<ResourceType> builtin_resource_types() {
+namespace {
+
+std::vector<ResourceType> derive_builtin_resource_types() {
   const json& paths = openapi::swagger().at("paths");
   std::map<std::string, Collected> by_key;  // "group/version/resource"
   for (const auto& [path, ops] : paths.items()) {
@@ -261,6 +263,14 @@ std::vector<ResourceType> builtin_resource_types() {
     return a.plural < b.plural;
   });
   return out;
+}
+
+}  // namespace
+
+std::vector<ResourceType> builtin_resource_types() {
+  // Derived once: every registry (a CRD dry run builds a scratch one) starts from it.
+  static const std::vector<ResourceType> derived = derive_builtin_resource_types();
+  return derived;
 }
 
 }  // namespace kubesim::discovery
