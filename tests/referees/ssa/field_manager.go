@@ -1,0 +1,247 @@
+// One object's server-side apply state, advanced as kube-apiserver's field manager advances it:
+// structured-merge-diff's merge.Updater does Apply and Update, wrapped in what the apiserver adds
+// around it (managedfields/internal): the "current-operation" trick of the managed-fields updater
+// for updates, the strip-meta set, the reset fields (status of kinds with a status subresource)
+// given to the updater as ignored fields, managers identified by name and operation.
+package main
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/structured-merge-diff/v4/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v4/merge"
+	"sigs.k8s.io/structured-merge-diff/v4/typed"
+)
+
+// Fields no manager ever owns (internal/stripmeta.go).
+var strip_set = fieldpath.NewSet(
+	fieldpath.MakePathOrDie("apiVersion"),
+	fieldpath.MakePathOrDie("kind"),
+	fieldpath.MakePathOrDie("metadata"),
+	fieldpath.MakePathOrDie("metadata", "name"),
+	fieldpath.MakePathOrDie("metadata", "namespace"),
+	fieldpath.MakePathOrDie("metadata", "creationTimestamp"),
+	fieldpath.MakePathOrDie("metadata", "selfLink"),
+	fieldpath.MakePathOrDie("metadata", "uid"),
+	fieldpath.MakePathOrDie("metadata", "clusterName"),
+	fieldpath.MakePathOrDie("metadata", "generation"),
+	fieldpath.MakePathOrDie("metadata", "managedFields"),
+	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
+)
+
+// Metadata the server sets; never part of what is compared or owned.
+var server_metadata = []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink"}
+
+type conflict struct {
+	Manager string `json:"manager"`
+	Field   string `json:"field"`
+}
+
+type object_state struct {
+	pt          typed.ParseableType
+	api_version string
+	kind        string
+	updater     merge.Updater
+	live        *typed.TypedValue // nil: the object does not exist
+	managed     fieldpath.ManagedFields
+	sent        *fieldpath.Set // every field any request of the sequence carried
+}
+
+// The referee serves one version per kind, so conversion is the identity.
+type identity_converter struct{}
+
+func (identity_converter) Convert(v *typed.TypedValue, _ fieldpath.APIVersion) (*typed.TypedValue, error) {
+	return v, nil
+}
+func (identity_converter) IsMissingVersionError(error) bool { return false }
+
+func new_object_state(pt typed.ParseableType, api_version, kind string, reset_fields []string) *object_state {
+	ignored := fieldpath.NewSet()
+	for _, f := range reset_fields {
+		ignored.Insert(fieldpath.MakePathOrDie(f))
+	}
+	return &object_state{
+		pt: pt, api_version: api_version, kind: kind,
+		updater: merge.Updater{
+			Converter:     identity_converter{},
+			IgnoredFields: map[fieldpath.APIVersion]*fieldpath.Set{fieldpath.APIVersion(api_version): ignored},
+		},
+		managed: fieldpath.ManagedFields{},
+		sent:    fieldpath.NewSet(),
+	}
+}
+
+func manager_key(name, operation string) string { return name + "/" + operation }
+
+func (s *object_state) strip(key string) {
+	vs, ok := s.managed[key]
+	if !ok {
+		return
+	}
+	set := vs.Set().Difference(strip_set)
+	if set.Empty() {
+		delete(s.managed, key)
+	} else {
+		s.managed[key] = fieldpath.NewVersionedSet(set, vs.APIVersion(), vs.Applied())
+	}
+}
+
+func (s *object_state) note_sent(obj *typed.TypedValue) error {
+	set, err := obj.ToFieldSet()
+	if err != nil {
+		return err
+	}
+	s.sent = s.sent.Union(set)
+	return nil
+}
+
+func (s *object_state) empty_object(name, namespace string) (*typed.TypedValue, error) {
+	meta := map[string]interface{}{"name": name}
+	if namespace != "" {
+		meta["namespace"] = namespace
+	}
+	return s.pt.FromUnstructured(map[string]interface{}{
+		"apiVersion": s.api_version, "kind": s.kind, "metadata": meta,
+	})
+}
+
+// apply merges `config` for `manager`; a refusal returns the conflicts and leaves the state as it was.
+func (s *object_state) apply(manager string, force bool, config map[string]interface{}) ([]conflict, error) {
+	cfg, err := s.pt.FromUnstructured(config)
+	if err != nil {
+		return nil, fmt.Errorf("apply configuration: %v", err)
+	}
+	if err := s.note_sent(cfg); err != nil {
+		return nil, err
+	}
+	live := s.live
+	if live == nil {
+		meta, _ := config["metadata"].(map[string]interface{})
+		name, _ := meta["name"].(string)
+		ns, _ := meta["namespace"].(string)
+		if live, err = s.empty_object(name, ns); err != nil {
+			return nil, err
+		}
+	}
+	key := manager_key(manager, "Apply")
+	managed := s.managed.Copy()
+	merged, managed, err := s.updater.Apply(live, cfg, fieldpath.APIVersion(s.api_version), managed, key, force)
+	if err != nil {
+		if conflicts, ok := err.(merge.Conflicts); ok {
+			out := []conflict{}
+			for _, c := range conflicts {
+				out = append(out, conflict{Manager: c.Manager, Field: c.Path.String()})
+			}
+			return out, nil
+		}
+		return nil, err
+	}
+	s.managed = managed
+	s.strip(key)
+	if merged == nil {
+		merged = live
+	}
+	s.live = merged
+	return nil, nil
+}
+
+// update records a non-apply write of `obj` (the whole new object) by `manager`.
+func (s *object_state) update(manager string, obj *typed.TypedValue) error {
+	live := s.live
+	if live == nil {
+		var err error
+		if live, err = s.pt.FromUnstructured(map[string]interface{}{}); err != nil {
+			return err
+		}
+	}
+	// internal/managedfieldsupdater.go: the fields this write changed are computed for a
+	// placeholder manager, then joined with what `manager` already had from updates.
+	const self = "current-operation"
+	managed, err := s.update_managers(live, obj, self)
+	if err != nil {
+		return err
+	}
+	s.managed = managed
+	s.strip(self)
+	key := manager_key(manager, "Update")
+	if vs, ok := s.managed[self]; ok {
+		delete(s.managed, self)
+		if prev, ok := s.managed[key]; ok {
+			s.managed[key] = fieldpath.NewVersionedSet(vs.Set().Union(prev.Set()), vs.APIVersion(), vs.Applied())
+		} else {
+			s.managed[key] = vs
+		}
+	}
+	s.live = obj
+	return nil
+}
+
+func (s *object_state) update_managers(live, obj *typed.TypedValue, self string) (fieldpath.ManagedFields, error) {
+	_, managed, err := s.updater.Update(live, obj, fieldpath.APIVersion(s.api_version), s.managed.Copy(), self)
+	return managed, err
+}
+
+// with_server_defaults adds to `x` the fields the server's object `k` has that no request of the
+// sequence ever sent and whose parent exists in `x`: the defaults the server added after (apply)
+// or before (update) the merge, as kube-apiserver's defaulting does around field management.
+func (s *object_state) with_server_defaults(x, k *typed.TypedValue) (*typed.TypedValue, error) {
+	xs, err := x.ToFieldSet()
+	if err != nil {
+		return nil, err
+	}
+	ks, err := k.ToFieldSet()
+	if err != nil {
+		return nil, err
+	}
+	// Field sets hold leaves and list items, not the structs above them: a path exists in `x`
+	// when some path of x's set starts with it.
+	x_prefixes := fieldpath.NewSet()
+	xs.Iterate(func(p fieldpath.Path) {
+		for i := 1; i <= len(p); i++ {
+			x_prefixes.Insert(p[:i].Copy())
+		}
+	})
+	// The server adds fields (struct fields, map keys), never list items: a default hangs off a
+	// node x has, at a field x lacks.
+	candidates := ks.Difference(xs).Difference(s.sent)
+	roots := fieldpath.NewSet()
+	candidates.Iterate(func(p fieldpath.Path) {
+		for i := range p {
+			if x_prefixes.Has(p[:i+1]) {
+				continue
+			}
+			if p[i].FieldName != nil {
+				roots.Insert(p[:i+1].Copy())
+			}
+			return
+		}
+	})
+	if roots.Empty() {
+		return x, nil
+	}
+	items := fieldpath.NewSet()
+	ks.Iterate(func(p fieldpath.Path) {
+		for i := 1; i <= len(p); i++ {
+			if roots.Has(p[:i]) {
+				items.Insert(p.Copy())
+				break
+			}
+		}
+	})
+	// A list-map entry is addressed by its key fields: extract them with its defaults.
+	with_keys := items.Union(fieldpath.NewSet())
+	items.Iterate(func(p fieldpath.Path) {
+		for i, pe := range p {
+			if pe.Key == nil {
+				continue
+			}
+			for _, f := range *pe.Key {
+				name := f.Name
+				kp := append(p[:i+1].Copy(), fieldpath.PathElement{FieldName: &name})
+				with_keys.Insert(kp)
+			}
+		}
+	})
+	defaults := k.ExtractItems(with_keys)
+	return x.Merge(defaults)
+}
