@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v4/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v4/merge"
 	"sigs.k8s.io/structured-merge-diff/v4/typed"
+	"sigs.k8s.io/structured-merge-diff/v4/value"
 )
 
 // Fields no manager ever owns (internal/stripmeta.go).
@@ -95,14 +96,18 @@ func (s *object_state) note_sent(obj *typed.TypedValue) error {
 	return nil
 }
 
-func (s *object_state) empty_object(name, namespace string) (*typed.TypedValue, error) {
-	meta := map[string]interface{}{"name": name}
-	if namespace != "" {
-		meta["namespace"] = namespace
+// note_changed counts as sent what a write changed: a client that writes back the object it read
+// sends the server's defaults too, but did not choose them.
+func (s *object_state) note_changed(obj *typed.TypedValue) error {
+	if s.live == nil {
+		return s.note_sent(obj)
 	}
-	return s.pt.FromUnstructured(map[string]interface{}{
-		"apiVersion": s.api_version, "kind": s.kind, "metadata": meta,
-	})
+	cmp, err := s.live.Compare(obj)
+	if err != nil {
+		return err
+	}
+	s.sent = s.sent.Union(cmp.Added).Union(cmp.Modified)
+	return nil
 }
 
 // apply merges `config` for `manager`; a refusal returns the conflicts and leaves the state as it was.
@@ -119,7 +124,7 @@ func (s *object_state) apply(manager string, force bool, config map[string]inter
 		meta, _ := config["metadata"].(map[string]interface{})
 		name, _ := meta["name"].(string)
 		ns, _ := meta["namespace"].(string)
-		if live, err = s.empty_object(name, ns); err != nil {
+		if live, err = s.pt.FromUnstructured(zero_object(s.api_version, s.kind, name, ns)); err != nil {
 			return nil, err
 		}
 	}
@@ -149,8 +154,11 @@ func (s *object_state) apply(manager string, force bool, config map[string]inter
 func (s *object_state) update(manager string, obj *typed.TypedValue) error {
 	live := s.live
 	if live == nil {
+		meta, _ := obj.AsValue().Unstructured().(map[string]interface{})["metadata"].(map[string]interface{})
+		name, _ := meta["name"].(string)
+		ns, _ := meta["namespace"].(string)
 		var err error
-		if live, err = s.pt.FromUnstructured(map[string]interface{}{}); err != nil {
+		if live, err = s.pt.FromUnstructured(zero_object(s.api_version, s.kind, name, ns)); err != nil {
 			return err
 		}
 	}
@@ -193,6 +201,10 @@ func (s *object_state) with_server_defaults(x, k *typed.TypedValue) (*typed.Type
 	if err != nil {
 		return nil, err
 	}
+	cmp, err := x.Compare(k)
+	if err != nil {
+		return nil, err
+	}
 	// Field sets hold leaves and list items, not the structs above them: a path exists in `x`
 	// when some path of x's set starts with it.
 	x_prefixes := fieldpath.NewSet()
@@ -203,7 +215,7 @@ func (s *object_state) with_server_defaults(x, k *typed.TypedValue) (*typed.Type
 	})
 	// The server adds fields (struct fields, map keys), never list items: a default hangs off a
 	// node x has, at a field x lacks.
-	candidates := ks.Difference(xs).Difference(s.sent)
+	candidates := cmp.Added.Union(ks.Difference(xs)).Difference(s.sent)
 	roots := fieldpath.NewSet()
 	candidates.Iterate(func(p fieldpath.Path) {
 		for i := range p {
@@ -219,7 +231,7 @@ func (s *object_state) with_server_defaults(x, k *typed.TypedValue) (*typed.Type
 	if roots.Empty() {
 		return x, nil
 	}
-	items := fieldpath.NewSet()
+	items := roots.Union(fieldpath.NewSet())
 	ks.Iterate(func(p fieldpath.Path) {
 		for i := 1; i <= len(p); i++ {
 			if roots.Has(p[:i]) {
@@ -228,20 +240,91 @@ func (s *object_state) with_server_defaults(x, k *typed.TypedValue) (*typed.Type
 			}
 		}
 	})
-	// A list-map entry is addressed by its key fields: extract them with its defaults.
-	with_keys := items.Union(fieldpath.NewSet())
-	items.Iterate(func(p fieldpath.Path) {
-		for i, pe := range p {
-			if pe.Key == nil {
-				continue
-			}
-			for _, f := range *pe.Key {
-				name := f.Name
-				kp := append(p[:i+1].Copy(), fieldpath.PathElement{FieldName: &name})
-				with_keys.Insert(kp)
-			}
+	// Each default leaf is merged in as a tree of its own (ExtractItems of 4.1.2 loses the
+	// children of inner paths and turns empty maps into nulls).
+	k_value := k.AsValue().Unstructured()
+	out := x
+	var merge_err error
+	items.Leaves().Iterate(func(p fieldpath.Path) {
+		if merge_err != nil {
+			return
 		}
+		leaf, ok := value_at(k_value, p)
+		if !ok {
+			return
+		}
+		tree, err := s.pt.FromUnstructured(value_for(p, leaf))
+		if err != nil {
+			merge_err = err
+			return
+		}
+		out, merge_err = out.Merge(tree)
 	})
-	defaults := k.ExtractItems(with_keys)
-	return x.Merge(defaults)
+	return out, merge_err
 }
+
+// value_at returns the value at `p` in an unstructured object.
+func value_at(v interface{}, p fieldpath.Path) (interface{}, bool) {
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			m, ok := v.(map[string]interface{})
+			if !ok {
+				return nil, false
+			}
+			if v, ok = m[*pe.FieldName]; !ok {
+				return nil, false
+			}
+		case pe.Key != nil:
+			l, ok := v.([]interface{})
+			if !ok {
+				return nil, false
+			}
+			found := false
+			for _, item := range l {
+				m, ok := item.(map[string]interface{})
+				if ok && has_key(m, pe) {
+					v, found = item, true
+					break
+				}
+			}
+			if !found {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func has_key(m map[string]interface{}, pe fieldpath.PathElement) bool {
+	for _, f := range *pe.Key {
+		got, ok := m[f.Name]
+		if !ok || !value.Equals(value.NewValueInterface(got), f.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// value_for builds the smallest object holding `leaf` at `p` (list-map entries with their keys).
+func value_for(p fieldpath.Path, leaf interface{}) interface{} {
+	if len(p) == 0 {
+		return leaf
+	}
+	rest := value_for(p[1:], leaf)
+	pe := p[0]
+	if pe.FieldName != nil {
+		return map[string]interface{}{*pe.FieldName: rest}
+	}
+	item, _ := rest.(map[string]interface{})
+	if item == nil {
+		item = map[string]interface{}{}
+	}
+	for _, f := range *pe.Key {
+		item[f.Name] = f.Value.Unstructured()
+	}
+	return []interface{}{item}
+}
+

@@ -91,20 +91,6 @@ func server_managed(obj map[string]interface{}) (map[string][]string, error) {
 	return out, nil
 }
 
-func drop_nulls(v interface{}) interface{} {
-	m, ok := v.(map[string]interface{})
-	if !ok {
-		return v
-	}
-	out := map[string]interface{}{}
-	for k, c := range m {
-		if c != nil {
-			out[k] = drop_nulls(c)
-		}
-	}
-	return out
-}
-
 type referee struct {
 	tc    *type_converter
 	state *object_state
@@ -191,26 +177,13 @@ func (r *referee) step(req *request, server *typed.TypedValue, a *answer) error 
 			if err := json.Unmarshal(merged, &obj); err != nil {
 				return err
 			}
-			var patch interface{}
-			if err := json.Unmarshal(req.Patch, &patch); err != nil {
-				return err
-			}
-			sent, err := s.pt.FromUnstructured(drop_nulls(patch))
-			if err != nil {
-				return fmt.Errorf("patch: %v", err)
-			}
-			if err := s.note_sent(sent); err != nil {
-				return err
-			}
 		}
 		u, err := s.pt.FromUnstructured(obj)
 		if err != nil {
 			return fmt.Errorf("update object: %v", err)
 		}
-		if req.Object != nil {
-			if err := s.note_sent(u); err != nil {
-				return err
-			}
+		if err := s.note_changed(u); err != nil {
+			return err
 		}
 		if server == nil {
 			return fmt.Errorf("the server refused the update")
