@@ -3,10 +3,11 @@
 A sequence is a few writes to one object by 2-4 field managers: applies (with or without force)
 of configurations drawn from small pools, so that managers overlap, agree, conflict and drop
 fields; PUTs of the object read back with one field changed; JSON merge patches of labels,
-annotations and scalars. Every object a sequence can reach is valid for the server (image on
-every container, selector and template labels fixed per object, names of Service ports
-unique, a DGD component's type fixed per name and applied with it), so a refusal other than a
-conflict is a difference. Fields the server defaults are never generated (the referee cannot
+annotations and scalars. The objects are valid for the server (image on every container,
+selector and template labels fixed per object, names of Service ports unique, a DGD
+component's type fixed per name and applied with it) with one exception the test checks
+itself: a list-map entry whose required field was taken by force and then dropped by its new
+owner lives on without it while another manager owns the rest. Fields the server defaults are never generated (the referee cannot
 default: see docs/kube-sim.md), except the list-map keys `protocol`, which are always sent and
 leave only with their entry."""
 import copy

@@ -133,11 +133,7 @@ func (s *object_state) apply(manager string, force bool, config map[string]inter
 	merged, managed, err := s.updater.Apply(live, cfg, fieldpath.APIVersion(s.api_version), managed, key, force)
 	if err != nil {
 		if conflicts, ok := err.(merge.Conflicts); ok {
-			out := []conflict{}
-			for _, c := range conflicts {
-				out = append(out, conflict{Manager: c.Manager, Field: c.Path.String()})
-			}
-			return out, nil
+			return s.conflicting_fields(live, cfg, key, conflicts)
 		}
 		return nil, err
 	}
@@ -148,6 +144,41 @@ func (s *object_state) apply(manager string, force bool, config map[string]inter
 	}
 	s.live = merged
 	return nil, nil
+}
+
+// conflicting_fields lists the fields of a refused apply per manager. The paths of 4.1.2's
+// merge.Conflicts share one buffer (ConflictsFromManagers keeps the iterator's path without a
+// copy), so only their managers are taken; the fields are those each of them owns that the
+// forced apply changes, which is how merge.Updater finds them.
+func (s *object_state) conflicting_fields(live, cfg *typed.TypedValue, key string, conflicts merge.Conflicts) ([]conflict, error) {
+	version := fieldpath.APIVersion(s.api_version)
+	forced, _, err := s.updater.Apply(live, cfg, version, s.managed.Copy(), key, true)
+	if err != nil {
+		return nil, err
+	}
+	if forced == nil {
+		forced = live
+	}
+	cmp, err := live.Compare(forced)
+	if err != nil {
+		return nil, err
+	}
+	cmp = cmp.ExcludeFields(s.updater.IgnoredFields[version])
+	changed := cmp.Modified.Union(cmp.Added)
+	out := []conflict{}
+	seen := map[string]bool{}
+	for _, c := range conflicts {
+		if seen[c.Manager] {
+			continue
+		}
+		seen[c.Manager] = true
+		if vs, ok := s.managed[c.Manager]; ok {
+			vs.Set().Intersection(changed).Iterate(func(p fieldpath.Path) {
+				out = append(out, conflict{Manager: c.Manager, Field: p.String()})
+			})
+		}
+	}
+	return out, nil
 }
 
 // update records a non-apply write of `obj` (the whole new object) by `manager`.
@@ -327,4 +358,3 @@ func value_for(p fieldpath.Path, leaf interface{}) interface{} {
 	}
 	return []interface{}{item}
 }
-

@@ -8,6 +8,9 @@
 //	{"op":"update","manager":"b","object":{...},"server":{...}}   (PUT, or POST when absent)
 //	{"op":"update","manager":"b","patch":{...},"server":{...}}    (JSON merge patch)
 //
+// A request may carry "state": the object (with managedFields) the server held before it,
+// or null; the referee then starts from that state instead of its own.
+//
 // "server" is the object the server under test answered (null when it refused): the referee
 // takes from it only the defaults (fields no request carried), and decodes its managedFields.
 //
@@ -37,6 +40,7 @@ type request struct {
 	Object      map[string]interface{} `json:"object"`
 	Patch       json.RawMessage        `json:"patch"`
 	Server      map[string]interface{} `json:"server"`
+	State       json.RawMessage        `json:"state"`
 }
 
 type answer struct {
@@ -64,14 +68,15 @@ func strip_server_metadata(obj map[string]interface{}) {
 	}
 }
 
-// server_managed decodes the FieldsV1 of each managedFields entry with the library's decoder.
-func server_managed(obj map[string]interface{}) (map[string][]string, error) {
-	out := map[string][]string{}
+// decode_managed decodes the FieldsV1 of each managedFields entry with the library's decoder.
+func decode_managed(obj map[string]interface{}) (fieldpath.ManagedFields, error) {
+	out := fieldpath.ManagedFields{}
 	meta, _ := obj["metadata"].(map[string]interface{})
 	entries, _ := meta["managedFields"].([]interface{})
 	for _, e := range entries {
 		entry, _ := e.(map[string]interface{})
-		key := manager_key(fmt.Sprint(entry["manager"]), fmt.Sprint(entry["operation"]))
+		operation := fmt.Sprint(entry["operation"])
+		key := manager_key(fmt.Sprint(entry["manager"]), operation)
 		if sub, ok := entry["subresource"].(string); ok && sub != "" {
 			key += "/" + sub
 		}
@@ -86,9 +91,18 @@ func server_managed(obj map[string]interface{}) (map[string][]string, error) {
 		if _, dup := out[key]; dup {
 			return nil, fmt.Errorf("managedFields has two entries for %s", key)
 		}
-		out[key] = set_paths(set)
+		version := fieldpath.APIVersion(fmt.Sprint(entry["apiVersion"]))
+		out[key] = fieldpath.NewVersionedSet(set, version, operation == "Apply")
 	}
 	return out, nil
+}
+
+func managed_paths(m fieldpath.ManagedFields) map[string][]string {
+	out := map[string][]string{}
+	for k, vs := range m {
+		out[k] = set_paths(vs.Set())
+	}
+	return out
 }
 
 type referee struct {
@@ -113,12 +127,19 @@ func (r *referee) handle(req *request) (a answer) {
 		a.Error = "no begin"
 		return a
 	}
+	if len(req.State) > 0 {
+		if err := r.adopt(req.State); err != nil {
+			a.ServerError = "state: " + err.Error()
+			return a
+		}
+	}
 	var server *typed.TypedValue
 	if req.Server != nil {
-		var err error
-		if a.ServerManaged, err = server_managed(req.Server); err != nil {
+		managed, err := decode_managed(req.Server)
+		if err != nil {
 			a.ServerError = err.Error()
 		}
+		a.ServerManaged = managed_paths(managed)
 		strip_server_metadata(req.Server)
 		if server, err = s.pt.FromUnstructured(req.Server); err != nil {
 			a.ServerError = "server object: " + err.Error()
@@ -134,10 +155,33 @@ func (r *referee) handle(req *request) (a answer) {
 	if s.live != nil {
 		a.Object = s.live.AsValue().Unstructured()
 	}
-	for k, vs := range s.managed {
-		a.Managed[k] = set_paths(vs.Set())
-	}
+	a.Managed = managed_paths(s.managed)
 	return a
+}
+
+// adopt makes `raw` (an object with its managedFields, or null: absent) the state the next
+// request starts from, so that each request is judged on its own.
+func (r *referee) adopt(raw json.RawMessage) error {
+	s := r.state
+	var obj map[string]interface{}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return err
+	}
+	if obj == nil {
+		s.live, s.managed = nil, fieldpath.ManagedFields{}
+		return nil
+	}
+	managed, err := decode_managed(obj)
+	if err != nil {
+		return err
+	}
+	strip_server_metadata(obj)
+	live, err := s.pt.FromUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	s.live, s.managed = live, managed
+	return nil
 }
 
 func (r *referee) step(req *request, server *typed.TypedValue, a *answer) error {
