@@ -11,7 +11,7 @@ managedFields), so a difference is reported at the write that makes it and does 
 the later ones. Fails on any difference; the summary counts them by category
 with an example of each (seed, sequence, expected vs actual).
 
-SSA_SEQUENCES (default 2000) sets how many sequences run, SSA_SEED (default 1) the seed;
+SSA_SEQUENCES (default 10000) sets how many sequences run, SSA_SEED (default 1) the seed;
 sequence i uses random.Random("SEED-i"), SSA_ONLY=i runs just that one."""
 import http.client
 import json
@@ -239,7 +239,7 @@ def install_dgd_crd(client):
 
 
 def main():
-    count = int(os.environ.get("SSA_SEQUENCES", "2000"))
+    count = int(os.environ.get("SSA_SEQUENCES", "10000"))
     seed = os.environ.get("SSA_SEED", "1")
     only = os.environ.get("SSA_ONLY")
     indices = [int(only)] if only else range(count)

@@ -128,12 +128,25 @@ func (s *object_state) apply(manager string, force bool, config map[string]inter
 			return nil, err
 		}
 	}
+	before := s.managed.Copy() // a refused apply stores nothing
+	if len(s.managed) == 0 {
+		// internal/skipnonapplied.go: the first apply to an object nobody manages gives what
+		// it already holds to "before-first-apply", as an update from the kind's empty object.
+		empty, err := s.pt.FromUnstructured(zero_object(s.api_version, s.kind, "", ""))
+		if err != nil {
+			return nil, err
+		}
+		if err := s.record_update(empty, live, "before-first-apply"); err != nil {
+			return nil, err
+		}
+	}
 	key := manager_key(manager, "Apply")
 	managed := s.managed.Copy()
 	merged, managed, err := s.updater.Apply(live, cfg, fieldpath.APIVersion(s.api_version), managed, key, force)
 	if err != nil {
+		s.managed, before = before, s.managed
 		if conflicts, ok := err.(merge.Conflicts); ok {
-			return s.conflicting_fields(live, cfg, key, conflicts)
+			return s.conflicting_fields(live, cfg, key, before, conflicts)
 		}
 		return nil, err
 	}
@@ -150,9 +163,9 @@ func (s *object_state) apply(manager string, force bool, config map[string]inter
 // merge.Conflicts share one buffer (ConflictsFromManagers keeps the iterator's path without a
 // copy), so only their managers are taken; the fields are those each of them owns that the
 // forced apply changes, which is how merge.Updater finds them.
-func (s *object_state) conflicting_fields(live, cfg *typed.TypedValue, key string, conflicts merge.Conflicts) ([]conflict, error) {
+func (s *object_state) conflicting_fields(live, cfg *typed.TypedValue, key string, managed fieldpath.ManagedFields, conflicts merge.Conflicts) ([]conflict, error) {
 	version := fieldpath.APIVersion(s.api_version)
-	forced, _, err := s.updater.Apply(live, cfg, version, s.managed.Copy(), key, true)
+	forced, _, err := s.updater.Apply(live, cfg, version, managed.Copy(), key, true)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +185,7 @@ func (s *object_state) conflicting_fields(live, cfg *typed.TypedValue, key strin
 			continue
 		}
 		seen[c.Manager] = true
-		if vs, ok := s.managed[c.Manager]; ok {
+		if vs, ok := managed[c.Manager]; ok {
 			vs.Set().Intersection(changed).Iterate(func(p fieldpath.Path) {
 				out = append(out, conflict{Manager: c.Manager, Field: p.String()})
 			})
@@ -183,20 +196,35 @@ func (s *object_state) conflicting_fields(live, cfg *typed.TypedValue, key strin
 
 // update records a non-apply write of `obj` (the whole new object) by `manager`.
 func (s *object_state) update(manager string, obj *typed.TypedValue) error {
-	live := s.live
-	if live == nil {
+	if s.live != nil && len(s.managed) == 0 {
+		// internal/skipnonapplied.go: an object nobody manages stays untracked on updates;
+		// only a create starts the tracking.
+		s.live = obj
+		return nil
+	}
+	base := s.live
+	if base == nil {
 		meta, _ := obj.AsValue().Unstructured().(map[string]interface{})["metadata"].(map[string]interface{})
 		name, _ := meta["name"].(string)
 		ns, _ := meta["namespace"].(string)
 		var err error
-		if live, err = s.pt.FromUnstructured(zero_object(s.api_version, s.kind, name, ns)); err != nil {
+		if base, err = s.pt.FromUnstructured(zero_object(s.api_version, s.kind, name, ns)); err != nil {
 			return err
 		}
 	}
+	if err := s.record_update(base, obj, manager); err != nil {
+		return err
+	}
+	s.live = obj
+	return nil
+}
+
+// record_update gives `manager` (operation Update) the fields that changed from `base` to `obj`.
+func (s *object_state) record_update(base, obj *typed.TypedValue, manager string) error {
 	// internal/managedfieldsupdater.go: the fields this write changed are computed for a
 	// placeholder manager, then joined with what `manager` already had from updates.
 	const self = "current-operation"
-	managed, err := s.update_managers(live, obj, self)
+	managed, err := s.update_managers(base, obj, self)
 	if err != nil {
 		return err
 	}
@@ -211,7 +239,6 @@ func (s *object_state) update(manager string, obj *typed.TypedValue) error {
 			s.managed[key] = vs
 		}
 	}
-	s.live = obj
 	return nil
 }
 
