@@ -238,12 +238,32 @@ def install_dgd_crd(client):
         "GET", "/apis/nvidia.com/v1beta1/namespaces/default/dynamographdeployments")[0] == 200)
 
 
+def check_referee(referee):
+    """The referee reproduces what a real API server records: `kubectl create configmap` owns
+    the maps it created (`f:data: {".": {}, "f:k": {}}`), and an apply that changes a field
+    another applier owns conflicts on exactly that field."""
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},
+          "data": {"k": "1"}}
+    changed = json.loads(json.dumps(cm))
+    changed["data"]["k"] = "2"
+    answers = referee.run([
+        {"op": "begin", "apiVersion": "v1", "kind": "ConfigMap", "resetFields": []},
+        {"op": "update", "manager": "kubectl-create", "object": cm, "server": cm},
+        {"op": "apply", "manager": "a", "force": False, "object": cm, "server": cm},
+        {"op": "apply", "manager": "b", "force": False, "object": changed},
+    ])
+    assert answers[1]["managed"] == {"kubectl-create/Update": [".data", ".data.k"]}, answers[1]
+    want = [{"manager": "a/Apply", "field": ".data.k"}, {"manager": "kubectl-create/Update", "field": ".data.k"}]
+    assert sorted(answers[3]["conflicts"] or [], key=json.dumps) == want, answers[3]
+
+
 def main():
     count = int(os.environ.get("SSA_SEQUENCES", "10000"))
     seed = os.environ.get("SSA_SEED", "1")
     only = os.environ.get("SSA_ONLY")
     indices = [int(only)] if only else range(count)
     referee = Referee(crds=[DGD_CRD])
+    check_referee(referee)
     categories, examples, steps, agreed_conflicts, different = {}, {}, 0, 0, 0
     try:
         with KubeSim() as sim:
