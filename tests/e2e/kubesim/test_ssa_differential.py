@@ -53,7 +53,7 @@ class Client:
 
 
 def run_on_kubesim(client, rng, kind, name, ops):
-    """Sends the operations; returns [(status, body)] and the referee's requests."""
+    """Sends the operations; returns [(step, status, body)] and the referee's requests."""
     path = kind.collection + "/" + name
     results, requests = [], [{"op": "begin", "apiVersion": kind.api_version, "kind": kind.kind,
                               "resetFields": kind.reset_fields}]
@@ -149,6 +149,21 @@ def kubesim_conflicts(body):
     return out
 
 
+def entry_format(kind, entry):
+    """What is wrong with one managedFields entry as the API server encodes it, or None."""
+    if entry.get("operation") not in ("Apply", "Update"):
+        return "operation %r" % entry.get("operation")
+    if entry.get("apiVersion") != kind.api_version:
+        return "apiVersion %r" % entry.get("apiVersion")
+    if entry.get("fieldsType") != "FieldsV1" or not entry.get("fieldsV1"):
+        return "fieldsType/fieldsV1"
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", entry.get("time") or ""):
+        return "time %r" % entry.get("time")
+    if not entry.get("manager"):
+        return "manager missing"
+    return None
+
+
 def invalid_fields(kind, obj):
     """The fields of the referee's object that the rules a sequence can break refuse: an entry
     of a list-map keeps living, without a required field, while another manager still owns
@@ -196,6 +211,10 @@ def compare_step(kind, status, body, answer):
         return ("kube-sim refused (%d %s)" % (status, reason), msg)
     if answer.get("server_error"):
         return ("kube-sim object or managedFields not decodable", answer["server_error"])
+    for entry in (body.get("metadata") or {}).get("managedFields") or []:
+        bad = entry_format(kind, entry)
+        if bad:
+            return ("managedFields entry: " + bad, json.dumps(entry))
     want = normalized(answer["object"], kind.reset_fields)
     got = normalized(body, kind.reset_fields)
     if want != got:
