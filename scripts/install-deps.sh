@@ -11,6 +11,11 @@ packages=(
   python3 python3-kubernetes python3-yaml
   lua5.1    # tests: the Argo CD health script of docs/gitops.md (Argo CD runs Lua 5.1)
   curl procps
+  # tests: the server-side apply referee (tests/referees/ssa) builds with Debian's Go and the
+  # libraries kube-apiserver applies with; the imports it makes directly are listed
+  golang-1.19-go golang-k8s-sigs-structured-merge-diff-dev golang-k8s-kube-openapi-dev
+  golang-github-googleapis-gnostic-dev golang-gopkg-yaml.v2-dev golang-k8s-sigs-yaml-dev
+  golang-github-evanphx-json-patch-dev
 )
 if [ "${DGD_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-14-dev)

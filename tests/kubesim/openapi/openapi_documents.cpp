@@ -302,6 +302,20 @@ struct Published {
   std::string v3_root;
 };
 
+// Whether the /openapi/v3 key names something the registry serves: a group-version
+// ("api/v1", "apis/apps/v1"), a group with a served version ("apis/apps"), or a path
+// outside the resource API ("version", "apis").
+bool served(const ResourceRegistry& registry, const std::string& key) {
+  if (key.rfind("api/", 0) == 0) return registry.group_version_exists("", key.substr(4));
+  if (key.rfind("apis/", 0) != 0) return true;
+  const std::string rest = key.substr(5);
+  const auto slash = rest.find('/');
+  if (slash != std::string::npos) return registry.group_version_exists(rest.substr(0, slash), rest.substr(slash + 1));
+  for (const auto& t : registry.all())
+    if (t->group == rest) return true;
+  return false;
+}
+
 Published build(const ResourceRegistry& registry) {
   json doc = swagger();
   for (const auto& t : registry.all())
@@ -315,6 +329,7 @@ Published build(const ResourceRegistry& registry) {
   }
   json root = {{"paths", json::object()}};
   for (const auto& [key, names] : by_key) {
+    if (!served(registry, key)) continue;  // a 1.32 server publishes what it serves
     std::string text = dump(group_version_v3(doc, names));
     std::string hash = sha512_hex(text);
     root["paths"][key] = {{"serverRelativeURL", "/openapi/v3/" + key + "?hash=" + hash}};

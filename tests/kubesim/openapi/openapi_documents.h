@@ -9,7 +9,8 @@
 //    `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (kubectl) gets an
 //    empty protobuf document, which kubectl reads as "no schemas" and then relies on the
 //    OpenAPI v3 documents.
-//  - /openapi/v3: `{"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=H"}}}`;
+//  - /openapi/v3: `{"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=H"}}}`,
+//    one entry per served group-version (and group, and path outside the resource API);
 //    /openapi/v3/<path> is that group-version's OpenAPI 3.0 document (paths with
 //    requestBody and parameter schemas, `components.schemas` with every definition it
 //    reaches, `$ref`s to `#/components/schemas/`). H is the upper-case hex SHA-512 of
