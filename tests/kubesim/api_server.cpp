@@ -7,6 +7,7 @@
 #include "kubesim/conversion/hpa_versions.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/patch_adapter.h"
+#include "kubesim/protobuf/protobuf_body.h"
 #include "kubesim/rbac_escalation.h"
 #include "kubesim/table_printer.h"
 
@@ -549,10 +550,14 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     if (t.plural == "selfsubjectreviews")
       return send(201, authorization::answer_review(t, ns, json::object(), c.identity, authz_));
   }
-  if (!c.req.body.empty() && (ct.find("protobuf") != std::string::npos || ct.find("cbor") != std::string::npos))
+  // Built-in kinds take protobuf bodies (protobuf/protobuf_body.h), custom resources only JSON and YAML.
+  const bool protobuf_accepted = t.builtin && protobuf_bodies_supported();
+  if (!c.req.body.empty() && ((ct.find("protobuf") != std::string::npos && !protobuf_accepted) ||
+                              ct.find("cbor") != std::string::npos))
     throw ApiError(415, "UnsupportedMediaType",
-                   "the body of the request was in an unknown format - accepted media types include: "
-                   "application/json, application/yaml");
+                   std::string("the body of the request was in an unknown format - accepted media types include: "
+                               "application/json, application/yaml") +
+                       (protobuf_accepted ? ", application/vnd.kubernetes.protobuf" : ""));
   if (!t.stored) return send(201, authorization::answer_review(t, ns, parse_body(c.req.body, ct), c.identity, authz_));
   if (verb == "create") {
     if (!sub.empty()) throw method_not_allowed();
