@@ -8,6 +8,7 @@ packages=(
   libcpprest-dev libboost-dev libssl-dev openssl
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libprotobuf-dev zlib1g-dev  # kube-sim: Kubernetes protobuf bodies (tests/kubesim/protobuf/)
   python3 python3-kubernetes python3-yaml
   lua5.1    # tests: the Argo CD health script of docs/gitops.md (Argo CD runs Lua 5.1)
   curl procps
@@ -36,7 +37,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # kubectl v1.32 (with kustomize) is part of the machine, not a Debian package:
-# the e2e tests need it, so say so plainly when it is absent.
+# the e2e tests need it, and kube-sim's build takes Kubernetes' protobuf descriptors
+# from it (without it kube-sim answers protobuf bodies 415), so say so plainly when it is absent.
 if ! command -v kubectl >/dev/null 2>&1; then
   echo "install-deps: WARNING: kubectl not found on PATH; the kubectl-driven e2e tests will fail" >&2
 fi
