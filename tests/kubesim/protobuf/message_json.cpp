@@ -1,14 +1,22 @@
 #include "kubesim/protobuf/message_json.h"
 
 #include "dgd/kube/base64.h"
+#include "kubesim/openapi/swagger_document.h"
 #include "kubesim/protobuf/descriptor_set.h"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/reflection.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <ctime>
+#include <map>
+#include <set>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 
 namespace kubesim::protobuf {
 namespace {
@@ -76,8 +84,13 @@ std::string go_fraction(uint64_t& v, int prec) {
 
 json field_json(const gp::Message& m, const gp::FieldDescriptor* f, int index);
 
-json special_json(const gp::Message& m, bool& handled) {
-  handled = true;
+bool is_string_slice(const gp::Descriptor* d) {
+  return d->field_count() == 1 && d->field(0)->name() == "items" && d->field(0)->is_repeated() &&
+         d->field(0)->type() == gp::FieldDescriptor::TYPE_STRING;
+}
+
+// The JSON value of a wire type (is_wire_type).
+json wire_json(const gp::Message& m) {
   const auto* d = m.GetDescriptor();
   const auto* r = m.GetReflection();
   const std::string& name = d->full_name();
@@ -101,21 +114,16 @@ json special_json(const gp::Message& m, bool& handled) {
     const auto* type = d->FindFieldByName("type");
     const auto* int_val = d->FindFieldByName("intVal");
     const auto* str_val = d->FindFieldByName("strVal");
-    if (type && int_val && str_val) {
-      if (r->GetInt64(m, type) == 1) return utf8_string(r->GetString(m, str_val));
-      return r->GetInt32(m, int_val);
-    }
+    if (type && int_val && str_val && r->GetInt64(m, type) == 1) return utf8_string(r->GetString(m, str_val));
+    return int_val ? json(r->GetInt32(m, int_val)) : json(0);
   }
   // A Go named slice of strings (meta/v1 Verbs, ExtraValue) is the message `repeated string items = 1`.
-  if (d->field_count() == 1 && d->field(0)->name() == "items" && d->field(0)->is_repeated() &&
-      d->field(0)->type() == gp::FieldDescriptor::TYPE_STRING) {
-    json items = json::array();
-    for (int i = 0; i < r->FieldSize(m, d->field(0)); ++i) items.push_back(field_json(m, d->field(0), i));
-    return items;
-  }
-  handled = false;
-  return nullptr;
+  json items = json::array();
+  for (int i = 0; i < r->FieldSize(m, d->field(0)); ++i) items.push_back(field_json(m, d->field(0), i));
+  return items;
 }
+
+json object_json(const gp::Message& m, const json* enclosing);
 
 // The value of field `f` (element `index` of a repeated field, -1 for a singular one).
 json field_json(const gp::Message& m, const gp::FieldDescriptor* f, int index) {
@@ -153,15 +161,23 @@ bool is_zero(const json& v) {
 }  // namespace
 
 json message_to_json(const gp::Message& m) {
-  bool handled = false;
-  json special = special_json(m, handled);
-  if (handled) return special;
-  const auto* d = m.GetDescriptor();
+  if (is_wire_type(m.GetDescriptor())) return wire_json(m);
+  return object_json(m, nullptr);
+}
+
+namespace {
+
+// The fields of `m` into `out`; `enclosing` is the definition `m` is inlined into.
+void write_fields(const gp::Message& m, const json* enclosing, json& out) {
   const auto* r = m.GetReflection();
-  json out = json::object();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const auto* f = d->field(i);
-    if (f->is_map()) {
+  for (const JsonField& jf : json_fields(m.GetDescriptor(), enclosing)) {
+    const auto* f = jf.field;
+    if (jf.inlined) {
+      if (r->HasField(m, f)) {
+        const json* def = openapi_definition_of(m.GetDescriptor());
+        write_fields(r->GetMessage(m, f), def ? def : enclosing, out);
+      }
+    } else if (f->is_map()) {
       if (r->FieldSize(m, f) == 0) continue;
       json obj = json::object();
       const auto* key = f->message_type()->map_key();
@@ -171,19 +187,88 @@ json message_to_json(const gp::Message& m) {
         const json key_json = field_json(entry, key, -1);
         obj[key_json.is_string() ? key_json.get<std::string>() : key_json.dump()] = field_json(entry, value, -1);
       }
-      out[f->json_name()] = std::move(obj);
+      out[jf.key] = std::move(obj);
     } else if (f->is_repeated()) {
       if (r->FieldSize(m, f) == 0) continue;
       json arr = json::array();
       for (int k = 0; k < r->FieldSize(m, f); ++k) arr.push_back(field_json(m, f, k));
-      out[f->json_name()] = std::move(arr);
+      out[jf.key] = std::move(arr);
     } else if (r->HasField(m, f)) {
       json v = field_json(m, f, -1);
-      if (f->cpp_type() != gp::FieldDescriptor::CPPTYPE_MESSAGE && !is_nullable(f) && is_zero(v)) continue;
-      out[f->json_name()] = std::move(v);
+      if (f->cpp_type() != gp::FieldDescriptor::CPPTYPE_MESSAGE && !is_nullable(f) && !jf.written_when_zero &&
+          is_zero(v))
+        continue;
+      out[jf.key] = std::move(v);
     }
   }
+}
+
+json object_json(const gp::Message& m, const json* enclosing) {
+  json out = json::object();
+  write_fields(m, enclosing, out);
   return out;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::vector<JsonField> resolve_fields(const gp::Descriptor* type, const json* def) {
+  const json* props = def && def->contains("properties") ? &(*def)["properties"] : nullptr;
+  const json* required = def && def->contains("required") ? &(*def)["required"] : nullptr;
+  std::vector<JsonField> out;
+  for (int i = 0; i < type->field_count(); ++i) {
+    JsonField jf;
+    jf.field = type->field(i);
+    jf.key = jf.field->json_name();
+    if (props && !props->contains(jf.key)) {
+      for (const auto& [name, schema] : props->items())
+        if (lower(name) == lower(jf.key)) {
+          jf.key = name;
+          break;
+        }
+    }
+    jf.in_openapi = props && props->contains(jf.key);
+    if (props && !jf.in_openapi && !jf.field->is_repeated() &&
+        jf.field->cpp_type() == gp::FieldDescriptor::CPPTYPE_MESSAGE && !is_wire_type(jf.field->message_type())) {
+      jf.inlined = true;
+      jf.in_openapi = true;
+      jf.key.clear();
+    }
+    if (required)
+      for (const auto& name : *required)
+        if (name == jf.key) jf.written_when_zero = true;
+    out.push_back(std::move(jf));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<JsonField>& json_fields(const gp::Descriptor* type, const json* enclosing) {
+  static std::mutex mu;
+  static std::map<std::pair<const gp::Descriptor*, const json*>, std::unique_ptr<std::vector<JsonField>>> cache;
+  const json* def = openapi_definition_of(type);
+  if (def) enclosing = nullptr;  // the type's own definition decides
+  std::lock_guard lock(mu);
+  auto& slot = cache[{type, enclosing}];
+  if (!slot) slot = std::make_unique<std::vector<JsonField>>(resolve_fields(type, def ? def : enclosing));
+  return *slot;
+}
+
+const json* openapi_definition_of(const gp::Descriptor* type) {
+  const std::string& name = type->full_name();
+  if (name.rfind("k8s.io.", 0) != 0) return nullptr;
+  return openapi::definition("io.k8s." + name.substr(7));
+}
+
+bool is_wire_type(const gp::Descriptor* type) {
+  static const std::set<std::string> wire_types = {
+      meta_v1 + "Time", meta_v1 + "MicroTime", meta_v1 + "Duration", meta_v1 + "FieldsV1",
+      "k8s.io.apimachinery.pkg.runtime.RawExtension", "k8s.io.apimachinery.pkg.api.resource.Quantity",
+      "k8s.io.apimachinery.pkg.util.intstr.IntOrString"};
+  return wire_types.count(type->full_name()) > 0 || is_string_slice(type);
 }
 
 std::string go_duration_string(int64_t nanoseconds) {

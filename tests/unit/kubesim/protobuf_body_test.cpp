@@ -1,7 +1,8 @@
 // Kubernetes protobuf request bodies: kubectl's own bodies (captured by
 // protobuf_bodies/capture.py) decode to the JSON kubectl itself prints for the same object
 // (`--dry-run=client -o json`, Go's encoder); every field the decoder can emit for any kind
-// Kubernetes defines exists, with the same shape, in the Kubernetes 1.32 OpenAPI document.
+// Kubernetes defines resolves, with the same shape, to a property of its type in the
+// Kubernetes 1.32 OpenAPI document (or is an inlined Go struct whose fields do).
 #include "kubesim/api_error.h"
 #include "kubesim/openapi/swagger_document.h"
 #include "kubesim/protobuf/descriptor_set.h"
@@ -67,7 +68,8 @@ TEST_F(ProtobufBodyTest, AuthCanIAndCreateToken) {
                   {"kind", "TokenRequest"},
                   {"metadata", {{"creationTimestamp", nullptr}}},
                   {"spec", {{"audiences", {"aud1"}}, {"expirationSeconds", 3600}}},
-                  {"status", {{"expirationTimestamp", nullptr}}}}));
+                  // TokenRequestStatus tags `token` without omitempty: Go writes "".
+                  {"status", {{"expirationTimestamp", nullptr}, {"token", ""}}}}));
 }
 
 TEST_F(ProtobufBodyTest, MalformedBodiesAre400WithTheSerializersWords) {
@@ -112,6 +114,37 @@ TEST_F(ProtobufBodyTest, KubernetesWireTypesBecomeTheirJsonForms) {
   EXPECT_THROW(protobuf::message_to_json(*raw), std::invalid_argument);
 }
 
+// Go's JSON names where the proto names differ: inlined structs and Go-cased field names.
+TEST_F(ProtobufBodyTest, InlinedStructsAndGoFieldNamesTakeTheJsonNames) {
+  const auto* pool = protobuf::kubernetes_descriptors();
+  auto volume = protobuf::new_message(pool->FindMessageTypeByName("k8s.io.api.core.v1.Volume"));
+  auto set = [](gp::Message* m, const char* field, const std::string& value) {
+    m->GetReflection()->SetString(m, m->GetDescriptor()->FindFieldByName(field), value);
+  };
+  auto sub = [](gp::Message* m, const char* field) {
+    return m->GetReflection()->MutableMessage(m, m->GetDescriptor()->FindFieldByName(field));
+  };
+  set(volume.get(), "name", "config");
+  set(sub(sub(sub(volume.get(), "volumeSource"), "configMap"), "localObjectReference"), "name", "settings");
+  EXPECT_EQ(protobuf::message_to_json(*volume), (json{{"name", "config"}, {"configMap", {{"name", "settings"}}}}));
+
+  auto probe = protobuf::new_message(pool->FindMessageTypeByName("k8s.io.api.core.v1.Probe"));
+  auto* http_get = sub(sub(probe.get(), "handler"), "httpGet");
+  set(http_get, "path", "/health");
+  auto* port = sub(http_get, "port");
+  port->GetReflection()->SetInt64(port, port->GetDescriptor()->FindFieldByName("type"), 1);
+  set(port, "strVal", "http");
+  probe->GetReflection()->SetInt32(probe.get(), probe->GetDescriptor()->FindFieldByName("initialDelaySeconds"), 0);
+  // initialDelaySeconds is a non-pointer int32 with omitempty: its zero is not written.
+  EXPECT_EQ(protobuf::message_to_json(*probe), (json{{"httpGet", {{"path", "/health"}, {"port", "http"}}}}));
+
+  auto ref = protobuf::new_message(pool->FindMessageTypeByName("k8s.io.api.networking.v1.IngressClassParametersReference"));
+  set(ref.get(), "aPIGroup", "example.com");
+  set(ref.get(), "kind", "Params");
+  set(ref.get(), "name", "p");
+  EXPECT_EQ(protobuf::message_to_json(*ref), (json{{"apiGroup", "example.com"}, {"kind", "Params"}, {"name", "p"}}));
+}
+
 // Go's time.Duration.String() (its own table in time_test.go).
 TEST(GoDurationString, MatchesGo) {
   const int64_t ns = 1, us = 1000 * ns, ms = 1000 * us, s = 1000 * ms, min = 60 * s, h = 60 * min;
@@ -141,7 +174,7 @@ const json* resolve(const json& schema) {
 
 // The JSON shape message_json.cpp gives a message type, and what the OpenAPI schema must say.
 void expect_shape(const gp::Descriptor* type, const json& schema, const std::string& where,
-                  std::set<std::string>& visited);
+                  std::set<std::string>& visited, const json* enclosing = nullptr);
 
 void expect_value_shape(const gp::FieldDescriptor* f, const json& schema, const std::string& where,
                         std::set<std::string>& visited) {
@@ -152,7 +185,9 @@ void expect_value_shape(const gp::FieldDescriptor* f, const json& schema, const 
   switch (f->cpp_type()) {
     case gp::FieldDescriptor::CPPTYPE_STRING:
       EXPECT_EQ(type, "string") << where;
-      if (f->type() == gp::FieldDescriptor::TYPE_BYTES) EXPECT_EQ(s->value("format", ""), "byte") << where;
+      if (f->type() == gp::FieldDescriptor::TYPE_BYTES) {
+        EXPECT_EQ(s->value("format", ""), "byte") << where;
+      }
       break;
     case gp::FieldDescriptor::CPPTYPE_BOOL: EXPECT_EQ(type, "boolean") << where; break;
     case gp::FieldDescriptor::CPPTYPE_FLOAT:
@@ -161,7 +196,8 @@ void expect_value_shape(const gp::FieldDescriptor* f, const json& schema, const 
   }
 }
 
-void expect_shape(const gp::Descriptor* type, const json& s, const std::string& where, std::set<std::string>& visited) {
+void expect_shape(const gp::Descriptor* type, const json& s, const std::string& where, std::set<std::string>& visited,
+                  const json* enclosing) {
   const std::string name = type->full_name();
   const std::string meta = "k8s.io.apimachinery.pkg.apis.meta.v1.";
   if (name == meta + "Time" || name == meta + "MicroTime") {
@@ -181,20 +217,26 @@ void expect_shape(const gp::Descriptor* type, const json& s, const std::string& 
     EXPECT_EQ(s.value("type", ""), "object") << where;
     return;
   }
-  if (type->field_count() == 1 && type->field(0)->name() == "items" && type->field(0)->is_repeated() &&
-      type->field(0)->type() == gp::FieldDescriptor::TYPE_STRING) {
+  if (protobuf::is_wire_type(type)) {  // the string slices
     EXPECT_EQ(s.value("type", ""), "array") << where;
     EXPECT_EQ(s.contains("items") ? s["items"].value("type", "") : "", "string") << where;
     return;
   }
-  if (!visited.insert(name).second) return;
+  // An inlined type is checked in every parent; others once.
+  if (!enclosing && !visited.insert(name).second) return;
+  if (type->field_count() == 0) return;  // an empty struct (StorageVersionSpec)
   ASSERT_TRUE(s.contains("properties")) << where << " (" << name << ") has no properties in the OpenAPI document";
   const json& props = s["properties"];
-  for (int i = 0; i < type->field_count(); ++i) {
-    const auto* f = type->field(i);
-    const std::string at = where + "." + f->json_name();
-    ASSERT_TRUE(props.contains(f->json_name())) << at << " (" << name << "." << f->name() << ") is not in the OpenAPI type";
-    const json& p = props[f->json_name()];
+  for (const auto& jf : protobuf::json_fields(type, enclosing)) {
+    const auto* f = jf.field;
+    ASSERT_TRUE(jf.in_openapi) << where << ": " << name << "." << f->name() << " is not in the OpenAPI type";
+    if (jf.inlined) {
+      expect_shape(f->message_type(), s, where + "(inline " + f->name() + ")", visited, &s);
+      continue;
+    }
+    const std::string at = where + "." + jf.key;
+    ASSERT_TRUE(props.contains(jf.key)) << at;
+    const json& p = props[jf.key];
     if (f->is_map()) {
       EXPECT_EQ(p.value("type", ""), "object") << at;
       ASSERT_TRUE(p.contains("additionalProperties")) << at;

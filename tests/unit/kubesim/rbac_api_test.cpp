@@ -169,7 +169,7 @@ TEST_F(RbacApiTest, KubectlsProtobufTokenRequestIsDecoded) {
                           {"boundObjectRef",
                            {{"kind", "Pod"}, {"apiVersion", "v1"}, {"name", "p1"},
                             {"uid", "0d4691ed-659b-4935-a832-355f77ee47cc"}}}}},
-                        {"status", {{"expirationTimestamp", nullptr}}}}));
+                        {"status", {{"expirationTimestamp", nullptr}, {"token", ""}}}}));
   EXPECT_EQ(rbac::token_request_body("", "application/vnd.kubernetes.protobuf"), json::object());
   EXPECT_THROW(rbac::token_request_body(kKubectlTokenRequest.substr(0, 60), "application/vnd.kubernetes.protobuf"),
                ApiError);
