@@ -9,7 +9,7 @@ import base64
 import os
 
 from kubesim import KubeSim
-from referee_lib import SOURCE_DIR, expect_status
+from referee_lib import SOURCE_DIR, expect_status, poll
 
 NS = "llm-demo"
 BODIES = os.path.join(SOURCE_DIR, "tests", "unit", "kubesim", "protobuf_bodies")
@@ -17,13 +17,19 @@ BODIES = os.path.join(SOURCE_DIR, "tests", "unit", "kubesim", "protobuf_bodies")
 
 def run_create(sim, *args):
     """Runs kubectl; its write must have reached kube-sim as protobuf and been stored (201)."""
-    since = sim.requests()[-1]["seq"] if sim.requests() else 0
+    since = last_seq(sim)
     out = sim.kubectl(*args).stdout
-    writes = [r for r in sim.requests(since) if r["verb"] == "create"]
-    assert writes, ("no create request", args)
+    # The log records a request once its answer is sent, so kubectl may be done first.
+    writes = poll("the create of kubectl %s in the request log" % " ".join(args),
+                  lambda: [r for r in sim.requests(since) if r["verb"] == "create"])
     assert all("application/vnd.kubernetes.protobuf" in r.get("contentType", "") for r in writes), writes
     assert [r["code"] for r in writes] == [201] * len(writes), writes
     return out
+
+
+def last_seq(sim):
+    items = sim.requests()
+    return items[-1]["seq"] if items else 0
 
 
 def get(sim, *args):
@@ -116,10 +122,11 @@ def rbac(sim):
 
 
 def tokens(sim):
-    since = sim.requests()[-1]["seq"]
+    since = last_seq(sim)
     token = sim.kubectl("create", "token", "runner", "-n", NS, "--duration=1h").stdout.strip()
     assert token.count(".") == 2, token
-    writes = [r for r in sim.requests(since) if r["subresource"] == "token"]
+    writes = poll("the TokenRequest in the request log",
+                  lambda: [r for r in sim.requests(since) if r["subresource"] == "token"])
     assert [(r["code"], "protobuf" in r.get("contentType", "")) for r in writes] == [(201, True)], writes
 
 
