@@ -1,6 +1,6 @@
 # Kubernetes' protobuf descriptors for kube-sim (protobuf/descriptor_set.h), taken at build time
-# from the kubectl binary the machine has. Without kubectl the embedded set is empty and
-# kube-sim answers protobuf bodies 415, as before.
+# from the kubectl binary the machine has (DGD_KUBECTL; -DDGD_KUBECTL=OFF builds without).
+# Without kubectl the embedded set is empty and kube-sim answers protobuf bodies 415.
 find_package(Protobuf REQUIRED)
 find_package(ZLIB REQUIRED)
 target_link_libraries(kubesim_lib PUBLIC protobuf::libprotobuf)
@@ -15,7 +15,7 @@ if(DGD_KUBECTL)
                      DEPENDS kube-proto-descriptors ${DGD_KUBECTL}
                      COMMENT "Kubernetes protobuf descriptors from ${DGD_KUBECTL}" VERBATIM)
 else()
-  message(STATUS "kube-sim: no kubectl found; protobuf request bodies will be answered 415")
+  message(STATUS "kube-sim: no kubectl (DGD_KUBECTL); protobuf request bodies will be answered 415")
   file(WRITE ${KUBESIM_PROTO_DESCRIPTORS} "")
 endif()
 add_custom_target(kubesim_proto_descriptors DEPENDS ${KUBESIM_PROTO_DESCRIPTORS})

@@ -12,9 +12,9 @@
 #include <cmath>
 #include <ctime>
 #include <map>
-#include <set>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
