@@ -5,6 +5,7 @@
 #include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/descriptor_database.h>
 #include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <spdlog/spdlog.h>
 
@@ -36,6 +37,11 @@ Descriptors* load() {
     spdlog::error("protobuf: the embedded Kubernetes descriptor set does not parse");
     return nullptr;
   }
+  // libprotobuf logs each string field of a body that is not UTF-8 (Go's decoder takes it):
+  // a client's bad input belongs in the debug log, not on stderr.
+  gp::SetLogHandler([](gp::LogLevel, const char*, int, const std::string& message) {
+    spdlog::debug("protobuf: {}", message);
+  });
   auto* d = new Descriptors;
   // Every file imports gogo.proto for its options, which kubectl does not register; its
   // extensions stay unknown fields of the options, so an empty file stands in for it.

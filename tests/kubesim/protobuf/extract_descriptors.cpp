@@ -10,7 +10,7 @@
 #include <google/protobuf/descriptor.pb.h>
 #include <zlib.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <iterator>
