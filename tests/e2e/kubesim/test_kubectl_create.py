@@ -1,8 +1,9 @@
 """kubectl v1.32's generators against kube-sim: `kubectl create namespace|secret|configmap|
-serviceaccount|deployment|job|role|rolebinding|clusterrole|clusterrolebinding|service|pdb`
-and `kubectl create token` send their objects as Kubernetes protobuf
-(application/vnd.kubernetes.protobuf); each runs verbatim, the request log shows the
-protobuf write, and the stored object is checked field by field. Also: CBOR is 415 with the
+serviceaccount|deployment|job|role|rolebinding|clusterrole|clusterrolebinding|service|pdb|
+priorityclass|quota`, `kubectl create token` and `kubectl auth can-i` send their objects as
+Kubernetes protobuf (application/vnd.kubernetes.protobuf); each runs verbatim, the request
+log shows the protobuf write, and the stored object (or the answer) is checked field by
+field. Also: CBOR is 415 with the
 media types the real server lists, a custom resource takes no protobuf (415), and a
 malformed protobuf body is 400 with the protobuf serializer's words."""
 import base64
@@ -34,11 +35,6 @@ def last_seq(sim):
 
 def get(sim, *args):
     return sim.kubectl_json("get", *args, "-o", "json")
-
-
-def served(sim, resource):
-    names = sim.kubectl("api-resources", "-o", "name").stdout.split()
-    return resource in names
 
 
 def seed_page_commands(sim):
@@ -130,24 +126,21 @@ def tokens(sim):
     assert [(r["code"], "protobuf" in r.get("contentType", "")) for r in writes] == [(201, True)], writes
 
 
-def kinds_served_elsewhere(sim):
-    # Decoded alike (protobuf_body_test.cpp has kubectl's bodies); run when kube-sim serves the kind.
-    if served(sim, "priorityclasses.scheduling.k8s.io"):
-        run_create(sim, "create", "priorityclass", "high", "--value=1000", "--description=top")
-        pc = get(sim, "priorityclass", "high")
-        assert pc["value"] == 1000 and pc["description"] == "top", pc
-    else:
-        print("SKIP: kube-sim does not serve priorityclasses")
-    if served(sim, "resourcequotas"):
-        run_create(sim, "create", "quota", "limits", "--hard=cpu=1,memory=1Gi,pods=2", "-n", NS)
-        q = get(sim, "quota", "limits", "-n", NS)
-        assert q["spec"]["hard"] == {"cpu": "1", "memory": "1Gi", "pods": "2"}, q
-    else:
-        print("SKIP: kube-sim does not serve resourcequotas")
-    if served(sim, "selfsubjectaccessreviews.authorization.k8s.io"):
-        assert sim.kubectl("auth", "can-i", "get", "pods", "-n", NS).stdout.strip() == "yes"
-    else:
-        print("SKIP: kube-sim does not serve selfsubjectaccessreviews (kubectl auth can-i)")
+def scheduling_quota_and_reviews(sim):
+    run_create(sim, "create", "priorityclass", "high", "--value=1000", "--description=top")
+    pc = get(sim, "priorityclass", "high")
+    assert pc["value"] == 1000 and pc["description"] == "top", pc
+    run_create(sim, "create", "quota", "limits", "--hard=cpu=1,memory=1Gi,pods=2", "-n", NS)
+    q = get(sim, "quota", "limits", "-n", NS)
+    assert q["spec"]["hard"] == {"cpu": "1", "memory": "1Gi", "pods": "2"}, q
+    # A SelfSubjectAccessReview: the admin may, a ServiceAccount without bindings may not.
+    assert run_create(sim, "auth", "can-i", "get", "pods", "-n", NS).strip() == "yes"
+    proc = sim.kubectl("auth", "can-i", "get", "secrets", "-n", NS, "--as",
+                       "system:serviceaccount:%s:runner" % NS, check=False)
+    assert proc.returncode == 1 and proc.stdout.strip() == "no", (proc.stdout, proc.stderr)
+    proc = sim.kubectl("auth", "can-i", "get", "pods", "-n", NS, "--as",
+                       "system:serviceaccount:%s:runner" % NS, check=False)
+    assert proc.returncode == 0 and proc.stdout.strip() == "yes", (proc.stdout, proc.stderr)
 
 
 def refused_bodies(sim):
@@ -184,7 +177,7 @@ def main():
         services_and_budgets(sim)
         rbac(sim)
         tokens(sim)
-        kinds_served_elsewhere(sim)
+        scheduling_quota_and_reviews(sim)
         refused_bodies(sim)
     print("ok")
 
