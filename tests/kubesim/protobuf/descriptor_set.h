@@ -3,7 +3,7 @@
 // The descriptors are the `generated.proto` files of k8s.io/api and k8s.io/apimachinery as
 // kubectl's Go packages register them (extracted at build time by extract_descriptors.cpp and
 // embedded). A build without kubectl embeds none: kubernetes_descriptors() is then nullptr and
-// protobuf bodies are refused as before. Lookups are thread-safe.
+// protobuf bodies are answered 415. Lookups are thread-safe.
 #pragma once
 
 #include <google/protobuf/descriptor.h>
