@@ -1,6 +1,7 @@
 #include "kubesim/store.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/crd/custom_resource_validation.h"
 #include "dgd/kube/base64.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/patch_adapter.h"
@@ -395,6 +396,7 @@ json Store::do_create(const ResourceType& t, const std::string& ns, json obj, co
   rules::reset_status_on_create(t, obj);
   rules::apply_defaults(t, obj, true);
   rules::validate(t, obj);
+  if (t.custom) crd::validate_custom_resource(t, obj, nullptr);
   if (!o.apply) {
     obj["metadata"].erase("managedFields");
     if (!o.field_manager.empty()) patch::record_update(t, nullptr, obj, o.field_manager, o.subresource);
@@ -402,6 +404,7 @@ json Store::do_create(const ResourceType& t, const std::string& ns, json obj, co
 
   if (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions") {
     // Validate (throws 422) before anything is stored; register only on a real write.
+    crd::check_definition(obj);
     if (o.dry_run) {
       ResourceRegistry scratch;
       scratch.register_crd(obj);
@@ -625,11 +628,16 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
                              "the object has been modified; please apply your changes to the latest version and try again");
 
   if (o.subresource == "status") {
+    if (t.custom) rules::check_unknown_fields(t, obj, o.strict_fields);  // the body is decoded (pruned) whole
     json next = current;
     if (obj.contains("status")) next["status"] = obj["status"];
     else next.erase("status");
     if (obj["metadata"].contains("managedFields")) next["metadata"]["managedFields"] = obj["metadata"]["managedFields"];
     obj = std::move(next);
+    if (t.custom) {
+      crd::apply_schema_defaults(t, obj);
+      crd::validate_custom_resource_status(t, obj, current);
+    }
   } else {
     rules::check_unknown_fields(t, obj, o.strict_fields);
     if (t.has_status) {
@@ -672,6 +680,7 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
         current["spec"].contains("selector") && !obj["spec"].contains("selector"))
       obj["spec"]["selector"] = current["spec"]["selector"];
     rules::validate(t, obj);
+    if (t.custom) crd::validate_custom_resource(t, obj, &current);
   }
 
   json& md = obj["metadata"];
@@ -694,6 +703,7 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
 
   const bool finishing = meta(obj).contains("deletionTimestamp") && finalizers_empty(obj);
   if (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions" && !finishing) {
+    crd::check_definition(obj);
     if (o.dry_run) {
       ResourceRegistry scratch;
       scratch.register_crd(obj);

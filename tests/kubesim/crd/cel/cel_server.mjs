@@ -154,12 +154,36 @@ function celGoError(source, err) {
   let summary = (err.summary ?? err.message ?? String(err)).split('\n')[0]
   const field = /^No such key: (.*)$/.exec(summary)
   if (field) summary = `undefined field '${field[1]}'`
-  const start = err.range?.start ?? 0
+  let start = err.range?.start ?? 0
+  // cel-go places a field selection at its '.'.
+  if (field && source[start - 1] === '.') start -= 1
   const before = source.slice(0, start)
   const line = before.split('\n').length
   const col = start - (before.lastIndexOf('\n') + 1)
   const text = source.split('\n')[line - 1] ?? ''
   return `ERROR: <input>:${line}:${col + 1}: ${summary}\n | ${text}\n | ${'.'.repeat(col)}^`
+}
+
+// A rule's fieldPath names declared fields: ".a.b", ".a['b.c']", ".list[0]" (apiextensions ValidFieldPath).
+function validFieldPath(schema, fieldPath) {
+  let node = schema
+  const re = /\.([A-Za-z_][A-Za-z0-9_-]*)|\['([^']*)'\]|\[(\d+)\]/y
+  let i = 0
+  while (i < fieldPath.length) {
+    re.lastIndex = i
+    const m = re.exec(fieldPath)
+    if (!m || !node) return false
+    i = re.lastIndex
+    if (m[3] !== undefined) {
+      node = node.items
+      continue
+    }
+    const name = m[1] ?? m[2]
+    if (node.properties && node.properties[name]) node = node.properties[name]
+    else if (node.additionalProperties && typeof node.additionalProperties === 'object') node = node.additionalProperties
+    else return false
+  }
+  return true
 }
 
 function usesIdent(ast, name) {
@@ -193,7 +217,7 @@ class CompiledSchema {
     const rules = schema['x-kubernetes-validations']
     if (Array.isArray(rules) && rules.length > 0) {
       const selfType = this.types.declare(schema, isResourceRoot)
-      const compiled = rules.map((rule, i) => this.#compileRule(rule, selfType, `${path}.x-kubernetes-validations[${i}]`))
+      const compiled = rules.map((rule, i) => this.#compileRule(rule, selfType, `${path}.x-kubernetes-validations[${i}]`, schema))
       this.nodes.set(schema, {compiled, isResourceRoot})
     }
     for (const [name, prop] of Object.entries(schema.properties || {}))
@@ -205,8 +229,10 @@ class CompiledSchema {
       this.#collect(ap, `${path}.additionalProperties`, ap['x-kubernetes-embedded-resource'] === true)
   }
 
-  #compileRule(rule, selfType, path) {
+  #compileRule(rule, selfType, path, schema) {
     const out = {rule, path}
+    if (typeof rule.fieldPath === 'string' && rule.fieldPath !== '' && !validFieldPath(schema, rule.fieldPath))
+      this.errors.push({path, field: 'fieldPath', value: rule.fieldPath, detail: 'fieldPath must be a valid path'})
     if (selfType === undefined) {
       this.errors.push({path, field: 'rule', detail: 'compilation failed: rules may not be applied to this schema'})
       out.error = true
@@ -273,6 +299,9 @@ function childPath(path, name) {
   return path === '' ? name : `${path}.${name}`
 }
 
+// field.Path's rendering: the root (a nil path) prints as "<nil>".
+const shown = (path) => (path === '' ? '<nil>' : path)
+
 function evaluationMessage(e) {
   const summary = (e?.summary ?? e?.message ?? String(e)).split('\n')[0]
   return summary.charAt(0).toLowerCase() + summary.slice(1)
@@ -301,13 +330,14 @@ function validateNode(compiled, schema, value, old, path, isResourceRoot, errors
       } catch (e) {
         const msg = evaluationMessage(e)
         if (msg.startsWith('no such overload') || msg.startsWith('found no matching overload'))
-          errors.push({type: 'FieldValueInvalid', field: path, value: sType,
+          errors.push({type: 'FieldValueInvalid', field: shown(path), value: sType,
             detail: `'${msg}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(c.rule)}`})
-        else errors.push({type: 'FieldValueInvalid', field: path, value: sType, detail: `${msg} evaluating rule: ${ruleErrorString(c.rule)}`})
+        else errors.push({type: 'FieldValueInvalid', field: shown(path), value: sType,
+          detail: `${msg} evaluating rule: ${ruleErrorString(c.rule)}`})
         continue
       }
       if (result === true) continue
-      let field = path
+      let field = shown(path)
       const fp = typeof c.rule.fieldPath === 'string' ? c.rule.fieldPath.replace(/^\./, '') : ''
       if (fp) field = childPath(path, fp)
       let detail = ruleMessageOrDefault(c.rule)
