@@ -354,6 +354,17 @@ def test_widget_schema(sim, tmp):
     assert ("[spec.template.apiVersion: Required value: must not be empty, spec.template.kind: Required value: "
             "must not be empty, " + BLOCKED + "]") in refused({"size": 11, "template": {}})
 
+    # Ratcheting: after the CRD tightens, an object keeps what it had and may change the rest,
+    # but may not take a new value the schema refuses.
+    api.create_namespaced_custom_object("example.com", "v1", "default", "widgets", widget("r", {"size": 8}))
+    tighter = yaml.safe_load(WIDGET_CRD)
+    tighter["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"]["maximum"] = 6
+    sim.kubectl("apply", "-f", write(tmp, "widget-crd-tighter.yaml", tighter))
+    api.patch_namespaced_custom_object("example.com", "v1", "default", "widgets", "r", {"spec": {"mode": "slow"}})
+    status, body = api_error(lambda: api.patch_namespaced_custom_object(
+        "example.com", "v1", "default", "widgets", "r", {"spec": {"size": 9}}))
+    assert "spec.size: Invalid value: 9: spec.size in body should be less than or equal to 6" in body["message"], body
+
     # Status: validated against the status schema through /status only.
     status, body = api_error(lambda: api.patch_namespaced_custom_object_status(
         "example.com", "v1", "default", "widgets", "d", {"status": {"phase": "Gone"}}))
@@ -444,6 +455,16 @@ def test_golden_invalid_fixtures(sim, tmp):
     assert not problems, "\n".join(problems)
 
 
+def test_docs_list_operator_only():
+    """docs/api.md lists the same fixtures as OPERATOR_ONLY."""
+    with open(os.path.join(SOURCE_DIR, "docs", "api.md")) as f:
+        doc = f.read()
+    section = doc.split("### Checked only by the operator", 1)[1].split("\n#", 1)[0]
+    listed = set(re.findall(r"`([a-z0-9][a-z0-9-]+)`", section.split("refused only by the operator", 1)[1]))
+    listed -= {"expertParallel", "pattern"}
+    assert listed == OPERATOR_ONLY, (sorted(listed - OPERATOR_ONLY), sorted(OPERATOR_ONLY - listed))
+
+
 def test_without_evaluator(tmp):
     # No CEL evaluator: writes of objects whose CRD has rules fail loudly (500), never pass unchecked.
     with KubeSim(extra_args=["--cel-evaluator", os.path.join(tmp, "nowhere")]) as sim:
@@ -467,6 +488,7 @@ def main():
         test_widget_schema(sim, tmp)
         test_crd_rule_must_compile(sim, tmp)
         test_golden_invalid_fixtures(sim, tmp)
+    test_docs_list_operator_only()
     test_without_evaluator(tmp)
     print("test_crd_validation: all passed")
 
