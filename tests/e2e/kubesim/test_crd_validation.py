@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
 
@@ -269,6 +270,36 @@ def test_rules(sim, custom, tmp):
     custom.delete_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, "tiny")
 
 
+def evaluator_pids(sim):
+    """The node processes this kube-sim started (its children running cel_server.mjs)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                cmd = f.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == sim.proc.pid and b"cel_server.mjs" in cmd:
+            pids.append(int(entry))
+    return pids
+
+
+def test_evaluator_restart(sim, custom):
+    # The evaluator dies: the next write starts a new one and is still checked.
+    pids = evaluator_pids(sim)
+    assert len(pids) == 1, pids
+    os.kill(pids[0], signal.SIGKILL)
+    bad = dgd(env=[{"name": "A", "value": "1", "valueFrom": {}}])
+    status, body = api_error(lambda: custom.create_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, bad))
+    assert "set either value or valueFrom, not both" in body["message"], body
+    restarted = evaluator_pids(sim)
+    assert len(restarted) == 1 and restarted != pids, (pids, restarted)
+
+
 def test_status_subresource(sim, custom, tmp):
     custom.create_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, dgd())
     err = kubectl_fails(sim, "patch", "dgd", "tiny", "--subresource=status", "--type=merge",
@@ -484,6 +515,7 @@ def main():
         test_structural_schema(sim, custom, tmp)
         test_rules(sim, custom, tmp)
         test_status_subresource(sim, custom, tmp)
+        test_evaluator_restart(sim, custom)
         test_pruning_and_strict(sim, custom, tmp)
         test_widget_schema(sim, tmp)
         test_crd_rule_must_compile(sim, tmp)

@@ -156,8 +156,10 @@ json CelEvaluator::call(json request, const std::string& key, const json& schema
       else request.erase("schema");
       json answer = exchange(request);
       if (answer.value("unknownKey", false)) {
+        // The process lost the schema (it was restarted): send it again.
         sent_.erase(key);
         if (attempt < 2) continue;
+        throw CelUnavailable("the CEL evaluator keeps forgetting the schema " + key);
       }
       sent_.insert(key);
       if (answer.contains("error")) throw CelUnavailable("the CEL evaluator failed: " + answer["error"].dump());
