@@ -424,18 +424,27 @@ json Store::do_create(const ResourceType& t, const std::string& ns, json obj, co
   return obj;
 }
 
+namespace {
+// A custom resource read from storage is defaulted by its schema, as the apiserver's decoder does.
+json read_view(const ResourceType& t, const json& stored) {
+  json o = stored;
+  crd::apply_schema_defaults(t, o);
+  return o;
+}
+}  // namespace
+
 json Store::get(const ResourceType& t, const std::string& ns, const std::string& name) const {
   std::lock_guard lock(mu_);
   const json* o = find(t, ns, name);
   if (!o) throw ApiError::not_found(t.group, t.plural, name);
-  return *o;
+  return crd::defaults_on_read(t) ? read_view(t, *o) : *o;
 }
 
 std::optional<json> Store::try_get(const ResourceType& t, const std::string& ns, const std::string& name) const {
   std::lock_guard lock(mu_);
   const json* o = find(t, ns, name);
   if (!o) return std::nullopt;
-  return *o;
+  return crd::defaults_on_read(t) ? read_view(t, *o) : *o;
 }
 
 void Store::expired(uint64_t rv) const {
@@ -538,6 +547,7 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
     out.rv = at ? at : rv_;
   }
   auto it = have_start ? src->upper_bound(start_after) : src->begin();
+  const bool defaulted = crd::defaults_on_read(t);
   int64_t count = 0;
   std::string last_key;
   for (; it != src->end(); ++it) {
@@ -557,8 +567,15 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
       if (o.labels.empty() && o.fields.empty()) out.remaining = rest;
       break;
     }
-    if (o.as_text) out.texts.push_back(text_of(t, it->first, obj, src != &snapshot_storage));
-    else out.items.push_back(obj);
+    if (defaulted) {
+      json view = read_view(t, obj);
+      if (o.as_text) out.texts.push_back(text_of(t, it->first, view, false));
+      else out.items.push_back(std::move(view));
+    } else if (o.as_text) {
+      out.texts.push_back(text_of(t, it->first, obj, src != &snapshot_storage));
+    } else {
+      out.items.push_back(obj);
+    }
     last_key = it->first;
     ++count;
   }

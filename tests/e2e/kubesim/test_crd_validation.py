@@ -390,7 +390,13 @@ def test_widget_schema(sim, tmp):
     api.create_namespaced_custom_object("example.com", "v1", "default", "widgets", widget("r", {"size": 8}))
     tighter = yaml.safe_load(WIDGET_CRD)
     tighter["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"]["maximum"] = 6
+    spec_props = tighter["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    spec_props["color"] = {"type": "string", "default": "blue"}
     sim.kubectl("apply", "-f", write(tmp, "widget-crd-tighter.yaml", tighter))
+    # A default added later shows on reads of objects stored before (defaulting on decode).
+    assert api.get_namespaced_custom_object("example.com", "v1", "default", "widgets", "d")["spec"]["color"] == "blue"
+    listed = sim.kubectl_json("get", "widgets", "-o", "json")["items"]
+    assert [w["spec"].get("color") for w in listed] == ["blue"] * len(listed) and listed, listed
     api.patch_namespaced_custom_object("example.com", "v1", "default", "widgets", "r", {"spec": {"mode": "slow"}})
     status, body = api_error(lambda: api.patch_namespaced_custom_object(
         "example.com", "v1", "default", "widgets", "r", {"spec": {"size": 9}}))

@@ -142,6 +142,8 @@ void apply_schema_defaults(const ResourceType& t, json& obj) {
   if (t.schema.is_object()) apply_defaults(t.schema, obj);
 }
 
+bool defaults_on_read(const ResourceType& t) { return t.custom && has_defaults(t.schema); }
+
 void validate_custom_resource(const ResourceType& t, const json& obj, const json* stored_old) {
   if (!t.schema.is_object()) return;
   json old_copy;

@@ -22,6 +22,8 @@ std::vector<std::string> prune_unknown_fields(const ResourceType& t, nlohmann::j
 // The schema's `default`s, as the server applies them when it decodes an object (from a
 // request or from storage).
 void apply_schema_defaults(const ResourceType& t, nlohmann::json& obj);
+// Whether reads must default stored objects (a schema with `default`s).
+bool defaults_on_read(const ResourceType& t);
 // `old` is the stored object on an update (nullptr on create).
 void validate_custom_resource(const ResourceType& t, const nlohmann::json& obj, const nlohmann::json* old);
 void validate_custom_resource_status(const ResourceType& t, const nlohmann::json& obj, const nlohmann::json& old);

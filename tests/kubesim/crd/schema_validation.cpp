@@ -474,6 +474,17 @@ void apply_defaults(const json& s, json& v) {
   }
 }
 
+bool has_defaults(const json& s) {
+  if (!s.is_object()) return false;
+  if (s.contains("default")) return true;
+  if (const json* props = child(s, "properties"))
+    for (const auto& [k, p] : props->items())
+      if (has_defaults(p)) return true;
+  for (const char* k : {"items", "additionalProperties"})
+    if (const json* c = child(s, k); c && has_defaults(*c)) return true;
+  return false;
+}
+
 FieldErrors validate_schema(const json& schema, const json& value, const json* old, const std::string& path) {
   Validator v;
   v.node(schema, value, old, path);

@@ -28,6 +28,8 @@ namespace kubesim::crd {
 void prune(const nlohmann::json& schema, nlohmann::json& value, bool resource_root, bool remove,
            std::vector<std::string>& unknown);
 void apply_defaults(const nlohmann::json& schema, nlohmann::json& value);
+// True when some node of `schema` has a `default`.
+bool has_defaults(const nlohmann::json& schema);
 // `old` is the correlated old value (nullptr on create). `path` is the field path of `value`
 // ("" at the root, "status" for the status subresource).
 FieldErrors validate_schema(const nlohmann::json& schema, const nlohmann::json& value, const nlohmann::json* old,
