@@ -68,7 +68,8 @@ void rules_unless_blocked(const ResourceType& t, const json& obj, const json* ol
 
 std::string name_of(const json& obj) {
   if (!obj.contains("metadata") || !obj["metadata"].is_object()) return "";
-  return obj["metadata"].value("name", "");
+  const json& md = obj["metadata"];
+  return md.contains("name") && md["name"].is_string() ? md["name"].get<std::string>() : "";
 }
 
 // The old object as the server sees it: decoded from storage, hence defaulted.
@@ -92,7 +93,7 @@ std::string validation_rule_value(const json& rule) {
 
 void unique_items(const json& s, const std::string& path, FieldErrors& errs) {
   if (!s.is_object()) return;
-  if (s.value("uniqueItems", false))
+  if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>())
     errs.push_back(FieldError::forbidden(path + ".uniqueItems",
                                          "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"));
   if (s.contains("properties") && s["properties"].is_object())
@@ -165,7 +166,7 @@ void validate_custom_resource_status(const ResourceType& t, const json& obj, con
   if (!t.schema.is_object()) return;
   const json old = defaulted(t, stored_old);
   FieldErrors errs;
-  const json& props = t.schema.value("properties", json::object());
+  const json props = t.schema.contains("properties") ? t.schema["properties"] : json::object();
   if (obj.contains("status") && props.is_object() && props.contains("status"))
     errs = validate_schema(props["status"], obj["status"], old.contains("status") ? &old["status"] : nullptr, "status");
   for (auto& e : validate_embedded(t.schema, obj, "")) errs.push_back(std::move(e));
@@ -177,7 +178,11 @@ void validate_custom_resource_status(const ResourceType& t, const json& obj, con
 
 void check_definition(const json& crd) {
   if (!crd.contains("spec") || !crd["spec"].is_object()) return;
-  const json versions = crd["spec"].value("versions", json::array());
+  const json versions = crd["spec"].contains("versions") && crd["spec"]["versions"].is_array() ? crd["spec"]["versions"]
+                                                                                             : json::array();
+  auto name_of_json = [](const json& o) {
+    return o.is_object() && o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>() : std::string();
+  };
   FieldErrors errs;
   for (size_t i = 0; i < versions.size(); ++i) {
     const json& v = versions[i];
@@ -192,7 +197,7 @@ void check_definition(const json& crd) {
     json failures;
     try {
       failures = CelEvaluator::instance().compile(
-          schema_key(crd["metadata"].value("name", "") + "/" + v.value("name", ""), text), schema);
+          schema_key(name_of_json(crd["metadata"]) + "/" + name_of_json(v), text), schema);
     } catch (const CelUnavailable&) {
       // Without an evaluator nothing can be compiled; writes of the CRD's objects say why (500).
       continue;
@@ -215,7 +220,7 @@ void check_definition(const json& crd) {
         c["message"] = "Invalid value: " + e.value.get<std::string>() + ": " + e.detail;
       causes.push_back(c);
     }
-    throw ApiError::invalid("apiextensions.k8s.io", "CustomResourceDefinition", crd["metadata"].value("name", ""),
+    throw ApiError::invalid("apiextensions.k8s.io", "CustomResourceDefinition", name_of_json(crd["metadata"]),
                             causes);
   }
 }

@@ -31,6 +31,16 @@ const json* child(const json& s, const char* key) {
   return it != s.end() && it->is_object() ? &*it : nullptr;
 }
 
+std::string str(const json& s, const char* key) {
+  auto it = s.find(key);
+  return it != s.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+json list_map_keys(const json& s) {
+  auto it = s.find("x-kubernetes-list-map-keys");
+  return it != s.end() && it->is_array() ? *it : json::array();
+}
+
 std::string type_of(const json& s) {
   auto it = s.find("type");
   return it != s.end() && it->is_string() ? it->get<std::string>() : "";
@@ -99,7 +109,7 @@ class Validator {
  private:
   void add(FieldError e) { errors.push_back(std::move(e)); }
 
-  // kube-openapi's message "<path> in body <what>" and its path as a field path.
+  // kube-openapi's message "<path> in body <what>".
   static std::string in_body(const std::string& path, const std::string& what) { return path + " in body " + what; }
 
   // The validators of one node, in kube-openapi's order: type, string, format, number, enum, object.
@@ -126,28 +136,21 @@ class Validator {
                                                                                        : "";
       const bool is_float_int = jt == "number" && float_is_integer(v.get<double>()) && contains("integer");
       const bool is_int_float = jt == "integer" && contains("number");
-      const bool is_lower_int = format == "int64" && data_format == "int32";
-      const bool is_lower_float = format == "float64" && data_format == "float32";
       const bool str_or_slice = v.is_string() || v.is_array();
-      bool type_ok = true;
+      // A string or list under a string format passes the type check (the format validator
+      // judges it); anything else must be of the schema's type or format.
+      const bool format_judges = !(contains("number") || contains("integer")) && !format.empty() && str_or_slice;
       if (!str_or_slice && !format.empty() &&
-          !(contains(jt) || data_format == format || is_float_int || is_int_float || is_lower_int || is_lower_float)) {
+          !(contains(jt) || data_format == format || is_float_int || is_int_float))
         add(FieldError::type_invalid(path, data_format, in_body(path, "must be of type " + format + ": " + go_quote(data_format))));
-        type_ok = false;
-      } else if (!(!(contains("number") || contains("integer")) && !format.empty() && str_or_slice) && !types.empty() &&
-                 !(contains(jt) || is_float_int || is_int_float)) {
+      else if (!format_judges && !types.empty() && !(contains(jt) || is_float_int || is_int_float))
         add(FieldError::type_invalid(path, jt, in_body(path, "must be of type " + type_list + ": " + go_quote(jt))));
-        type_ok = false;
-      }
-      (void)type_ok;
     }
     if (v.is_string()) string_checks(s, v.get<std::string>(), path);
     if (v.is_string() && !format.empty() && format_known(format) && !format_valid(format, v.get<std::string>()))
       add(FieldError::type_invalid(path, v, in_body(path, "must be of type " + format + ": " + go_quote(v.get<std::string>()))));
     if (v.is_number()) number_checks(s, v, path);
-    if (v.is_array()) {
-      // minItems / maxItems come after the items' own errors: see items().
-    }
+    // minItems / maxItems come after the items' own errors: see items().
     enum_check(s, v, path);
   }
 
@@ -232,12 +235,12 @@ class Validator {
 
   static const json* correlated_item(const json& s, const json& item, const json* old) {
     if (!old || !old->is_array()) return nullptr;
-    const std::string list_type = s.value("x-kubernetes-list-type", "");
+    const std::string list_type = str(s, "x-kubernetes-list-type");
     if (list_type == "set") {
       for (const auto& o : *old)
         if (o == item) return &o;
     } else if (list_type == "map" && item.is_object()) {
-      const json keys = s.value("x-kubernetes-list-map-keys", json::array());
+      const json keys = list_map_keys(s);
       for (const auto& o : *old) {
         if (!o.is_object()) continue;
         bool same = true;
@@ -309,7 +312,7 @@ void list_types(const json& s, const json& v, const std::string& path, FieldErro
   if (!s.is_object()) return;
   if (v.is_object()) return list_types_object(s, v, path, errs);
   if (!v.is_array()) return;
-  const std::string lt = s.value("x-kubernetes-list-type", "");
+  const std::string lt = str(s, "x-kubernetes-list-type");
   if (lt == "set") {
     std::vector<json> values(v.begin(), v.end());
     for (size_t i : non_unique(values)) errs.push_back(FieldError::duplicate(path + "[" + std::to_string(i) + "]", v[i]));
@@ -321,7 +324,7 @@ void list_types(const json& s, const json& v, const std::string& path, FieldErro
         ok = false;
       }
     if (ok && v.size() > 1) {
-      const json key_fields = s.value("x-kubernetes-list-map-keys", json::array());
+      const json key_fields = list_map_keys(s);
       std::vector<json> keys;
       for (const auto& item : v) {
         json key = json::object();
