@@ -149,6 +149,10 @@ spec:
             - rule: "self.size <= 10"
               reason: FieldValueForbidden
               message: size is at most 10
+            - rule: "self.size / (self.size - 7) >= 0"
+            - rule: "oldSelf.hasValue() || !has(self.notes)"
+              optionalOldSelf: true
+              message: notes are added after creation
           status:
             type: object
             properties:
@@ -381,6 +385,11 @@ def test_widget_schema(sim, tmp):
     assert ('spec.tags: Invalid value: "object": tags must be lower case, got A,b'
             in refused({"tags": ["A", "b"]}))
     assert "spec: Forbidden: size is at most 10" in refused({"size": 11})
+    # A rule that fails to evaluate, and one with optionalOldSelf that runs on create too.
+    assert 'spec: Invalid value: "object": division by zero evaluating rule: self.size / (self.size - 7) >= 0' \
+        in refused({"size": 7})
+    assert 'spec: Invalid value: "object": notes are added after creation' in refused({"notes": "hello"})
+    api.patch_namespaced_custom_object("example.com", "v1", "default", "widgets", "d", {"spec": {"notes": "hello"}})
     # The embedded resource needs apiVersion and kind.
     assert ("[spec.template.apiVersion: Required value: must not be empty, spec.template.kind: Required value: "
             "must not be empty, " + BLOCKED + "]") in refused({"size": 11, "template": {}})

@@ -120,7 +120,8 @@ function toCel(schema, value, isResourceRoot) {
       const out = {}
       for (const [name, prop] of Object.entries(schema.properties || {})) {
         const escaped = escapeName(name)
-        if (escaped !== undefined && name in value)
+        // A null field is absent to the rules (has() is false).
+        if (escaped !== undefined && name in value && value[name] !== null)
           out[escaped] = toCel(prop, value[name], prop['x-kubernetes-embedded-resource'] === true)
       }
       if (isResourceRoot) {
