@@ -319,7 +319,8 @@ def test_status_subresource(sim, custom, tmp):
     status, body = api_error(lambda: custom.patch_namespaced_custom_object_status(
         GROUP, VERSION, "default", PLURAL, "tiny",
         {"status": {"conditions": [{"type": "Ready", "status": "False", "lastTransitionTime": "yesterday"}]}}))
-    assert 'status.conditions[0].lastTransitionTime: Invalid value: "yesterday": status.conditions[0]' \
+    # The status validator names paths relative to status in its messages.
+    assert 'status.conditions[0].lastTransitionTime: Invalid value: "yesterday": conditions[0]' \
         '.lastTransitionTime in body must be of type date-time: "yesterday"' in body["message"], body
     custom.delete_namespaced_custom_object(GROUP, VERSION, "default", PLURAL, "tiny")
 

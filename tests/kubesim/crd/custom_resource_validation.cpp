@@ -167,8 +167,12 @@ void validate_custom_resource_status(const ResourceType& t, const json& obj, con
   const json old = defaulted(t, stored_old);
   FieldErrors errs;
   const json props = t.schema.contains("properties") ? t.schema["properties"] : json::object();
-  if (obj.contains("status") && props.is_object() && props.contains("status"))
-    errs = validate_schema(props["status"], obj["status"], old.contains("status") ? &old["status"] : nullptr, "status");
+  if (obj.contains("status") && props.is_object() && props.contains("status")) {
+    // The status validator is rooted at the status schema: its messages name paths relative to
+    // status, the field paths get the "status" prefix (ValidateCustomResourceUpdate(status path)).
+    errs = validate_schema(props["status"], obj["status"], old.contains("status") ? &old["status"] : nullptr, "");
+    for (auto& e : errs) e.field = e.field.empty() ? "status" : "status." + e.field;
+  }
   for (auto& e : validate_embedded(t.schema, obj, "")) errs.push_back(std::move(e));
   if (validate_list_types(t.schema, old, "").empty())
     for (auto& e : validate_list_types(t.schema, obj, "")) errs.push_back(std::move(e));
