@@ -101,7 +101,7 @@ function toCel(schema, value, isResourceRoot) {
     case 'integer':
       return Number.isInteger(value) ? BigInt(value) : value
     case 'number':
-      return typeof value === 'number' ? value : value
+      return value
     case 'string':
       if (typeof value !== 'string') return value
       if (schema.format === 'byte') return Uint8Array.from(Buffer.from(value, 'base64'))
