@@ -3,7 +3,9 @@ sharing an object, managedFields contents (manager, operation, apiVersion, time,
 FieldsV1 with f:/k: keys), shared ownership of equal values, conflicts with Apply and
 Update managers (409 + FieldManagerConflict causes), force, removal of a field only
 when its last owner stops applying it, associative lists merged by key, and the
-request errors (no fieldManager, managedFields in the body)."""
+request errors (no fieldManager, managedFields in the body), and list and map semantics
+read from Kubernetes' OpenAPI document (atomic LabelSelector and tolerations, ports keyed
+by containerPort and the defaulted protocol, finalizers as a set)."""
 import json
 
 from kubesim import KubeSim
@@ -126,6 +128,38 @@ def associative_lists(sim):
     assert "f:replicas" not in fields["ctl"]["f:spec"], fields["ctl"]["f:spec"]
 
 
+def schema_from_document(sim):
+    """What the OpenAPI document says about a Deployment's fields shows in managedFields."""
+    p = DEPLOYS + "/typed"
+    body = {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "typed", "finalizers": ["example.com/keep"]},
+            "spec": {"selector": {"matchLabels": {"app": "typed"}},
+                     "template": {"metadata": {"labels": {"app": "typed"}},
+                                  "spec": {"containers": [{"name": "main", "image": "a:1",
+                                                           "ports": [{"containerPort": 80}]}],
+                                           "tolerations": [{"key": "gpu", "operator": "Exists"}]}}}}
+    obj = ok(apply(sim, p, body, "typer"), 201)
+    f = {m["manager"]: m["fieldsV1"] for m in obj["metadata"]["managedFields"]}["typer"]
+    # LabelSelector is an atomic struct: owned whole, no f:matchLabels below it.
+    assert f["f:spec"]["f:selector"] == {}, f["f:spec"]["f:selector"]
+    pod = f["f:spec"]["f:template"]["f:spec"]
+    assert pod["f:tolerations"] == {}, pod  # an atomic list
+    # Ports are keyed by containerPort and protocol; protocol is defaulted to TCP for the key.
+    ports = pod["f:containers"]['k:{"name":"main"}']["f:ports"]
+    assert set(ports) == {'k:{"containerPort":80,"protocol":"TCP"}'}, ports
+    assert f["f:metadata"]["f:finalizers"] == {'v:"example.com/keep"': {}}, f["f:metadata"]
+    # Another applier's tolerations conflict on the list as a whole.
+    other = json.loads(json.dumps(body))
+    other["spec"]["template"]["spec"] = {"tolerations": [{"key": "other", "operator": "Exists"}]}
+    del other["spec"]["selector"]
+    status, result = apply(sim, p, other, "rival")
+    expect_status(status, result, 409, "Conflict")
+    fields = [c["field"] for c in result["details"]["causes"]]
+    assert fields == [".spec.template.spec.tolerations"], fields
+    # Let the object go.
+    ok(apply(sim, p, dict(body, metadata={"name": "typed", "finalizers": []}), "typer"))
+
+
 def request_errors(sim):
     status, body = sim.request(CM + "/noman", "PATCH", json.dumps(cm(a="1")), headers=APPLY)
     expect_status(status, body, 422, "Invalid", contains="fieldManager")
@@ -148,6 +182,7 @@ def main():
         two_managers(sim)
         conflicts_and_force(sim)
         associative_lists(sim)
+        schema_from_document(sim)
         request_errors(sim)
     print("server-side apply semantics: ok")
 

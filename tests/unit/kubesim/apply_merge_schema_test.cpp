@@ -106,6 +106,14 @@ TEST(MergeSchema, StrategiesQuantitiesAndUntypedValues) {
   EXPECT_FALSE(raw.allows_map());
 }
 
+TEST(MergeSchema, MapTypeOnARefOverridesTheNamedType) {
+  // ObjectReference is an atomic struct; PersistentVolumeSpec.claimRef says granular.
+  EXPECT_TRUE(def("io.k8s.api.core.v1.ServiceAccount").field("secrets").item().map_atomic());
+  TypeRef claim = def("io.k8s.api.core.v1.PersistentVolumeSpec").field("claimRef");
+  EXPECT_EQ(claim.atom->name, "io.k8s.api.core.v1.ObjectReference");
+  EXPECT_FALSE(claim.map_atomic());
+}
+
 TEST(MergeSchema, RecursiveTypesAreShared) {
   TypeRef props = def("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps");
   EXPECT_EQ(props.field("properties").field("spec").atom, props.atom);
@@ -165,7 +173,11 @@ TEST(MergeSchema, CustomResourcesFromTheirSchema) {
       "args":{"type":"array","items":{"type":"string"}},
       "limits":{"type":"object","x-kubernetes-map-type":"atomic","additionalProperties":{"type":"string"}},
       "config":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
-      "count":{"x-kubernetes-int-or-string":true}}}}})");
+      "count":{"x-kubernetes-int-or-string":true},
+      "ports":{"type":"array","x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"port",
+               "items":{"type":"object"}},
+      "hosts":{"type":"array","x-kubernetes-patch-strategy":"merge","items":{"type":"string"}},
+      "volumes":{"type":"array","x-kubernetes-patch-strategy":"retainKeys","items":{"type":"object"}}}}}})");
   RootType cr = custom_resource_type(schema);
   TypeRef spec = cr.root.field("spec");
   EXPECT_EQ(spec.field("services").list_type(), ListType::map);
@@ -180,6 +192,11 @@ TEST(MergeSchema, CustomResourcesFromTheirSchema) {
   EXPECT_FALSE(config.field("anything").map_atomic());
   EXPECT_EQ(config.field("anything").list_type(), ListType::atomic);
   EXPECT_TRUE(spec.field("count").allows_scalar());
+  // Without x-kubernetes-list-type, a merge patch strategy makes the list associative.
+  EXPECT_EQ(spec.field("ports").list_type(), ListType::map);
+  EXPECT_EQ(spec.field("ports").list_keys(), Keys{"port"});
+  EXPECT_EQ(spec.field("hosts").list_type(), ListType::set);
+  EXPECT_EQ(spec.field("volumes").list_type(), ListType::atomic);
   // metadata is the document's ObjectMeta.
   EXPECT_EQ(cr.root.field("metadata").field("finalizers").list_type(), ListType::set);
   EXPECT_EQ(cr.root.field("metadata").field("ownerReferences").list_keys(), Keys{"uid"});
