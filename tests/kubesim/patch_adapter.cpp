@@ -23,10 +23,12 @@ json strategic(const ResourceType& t, const json& target, const json& p) {
   return apply::apply_strategic_merge_patch(target, p, type.root);
 }
 
-json apply(const ResourceType& t, const json* current, const json& applied, const std::string& manager, bool force) {
+json apply(const ResourceType& t, const json* current, const json& applied, const std::string& manager, bool force,
+           const std::string& subresource) {
   apply::ApplyOptions o;
   o.manager = manager;
   o.force = force;
+  o.subresource = subresource;
   o.status_subresource = t.has_status;
   o.time = rules::now_rfc3339();
   // The apiserver checks this before anything else, as a 400 (structuredmerge.go).

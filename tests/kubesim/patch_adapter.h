@@ -23,8 +23,10 @@ nlohmann::json strategic(const ResourceType& t, const nlohmann::json& target, co
 // Server-side apply: merges `applied` into `current` (nullptr: create) for `manager`,
 // updates metadata.managedFields, removes fields the manager no longer applies and
 // nobody else owns. Throws 409 Conflict with FieldManagerConflict causes unless `force`.
+// `subresource` "status": an apply to /status (owns only .status; the managedFields entry
+// says subresource "status").
 nlohmann::json apply(const ResourceType& t, const nlohmann::json* current, const nlohmann::json& applied,
-                     const std::string& manager, bool force);
+                     const std::string& manager, bool force, const std::string& subresource = "");
 // Records an Update operation: `manager` owns the fields it changed from `before`
 // (nullptr on create) to `after`; managedFields of `after` are rewritten.
 void record_update(const ResourceType& t, const nlohmann::json* before, nlohmann::json& after,

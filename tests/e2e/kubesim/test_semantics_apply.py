@@ -5,7 +5,8 @@ Update managers (409 + FieldManagerConflict causes), force, removal of a field o
 when its last owner stops applying it, associative lists merged by key, and the
 request errors (no fieldManager, managedFields in the body), and list and map semantics
 read from Kubernetes' OpenAPI document (atomic LabelSelector and tolerations, ports keyed
-by containerPort and the defaulted protocol, finalizers as a set)."""
+by containerPort and the defaulted protocol, finalizers as a set), and applies to the
+status subresource."""
 import json
 
 from kubesim import KubeSim
@@ -160,6 +161,32 @@ def schema_from_document(sim):
     ok(apply(sim, p, dict(body, metadata={"name": "typed", "finalizers": []}), "typer"))
 
 
+def status_subresource(sim):
+    """An apply to /status owns only .status, in an entry marked subresource: status."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                                  "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                                      "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                                      "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}]}}
+    ok(sim.request("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "POST", json.dumps(crd)), 201)
+    p = "/apis/example.com/v1/namespaces/default/widgets/w"
+    body = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}}
+    ok(apply(sim, p, dict(body, status={"phase": "ignored"}), "spec-owner"), 201)
+    obj = ok(apply(sim, p + "/status", {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                                        "status": {"phase": "Ready"}}, "status-owner"))
+    assert obj["status"] == {"phase": "Ready"}, obj.get("status")
+    assert obj["spec"] == {"size": 1}, obj["spec"]
+    entries = {m["manager"]: m for m in obj["metadata"]["managedFields"]}
+    st = entries["status-owner"]
+    assert st["operation"] == "Apply" and st.get("subresource") == "status", st
+    assert st["fieldsV1"] == {"f:status": {"f:phase": {}}}, st["fieldsV1"]
+    assert "subresource" not in entries["spec-owner"], entries["spec-owner"]
+    assert "f:status" not in entries["spec-owner"]["fieldsV1"], entries["spec-owner"]
+
+
 def request_errors(sim):
     status, body = sim.request(CM + "/noman", "PATCH", json.dumps(cm(a="1")), headers=APPLY)
     expect_status(status, body, 422, "Invalid", contains="fieldManager")
@@ -183,6 +210,7 @@ def main():
         conflicts_and_force(sim)
         associative_lists(sim)
         schema_from_document(sim)
+        status_subresource(sim)
         request_errors(sim)
     print("server-side apply semantics: ok")
 

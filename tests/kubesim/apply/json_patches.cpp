@@ -38,7 +38,7 @@ json apply_json_patch(const json& target, const json& ops) {
                        std::to_string(kMaxJsonPatchOperations) + ", got " + std::to_string(ops.size()));
   try {
     return target.patch(ops);
-  } catch (const json::exception&) {
+  } catch (const std::exception&) {
     // A failed test, a missing path, an unknown op, a bad pointer: the generic 422.
     throw ApiError(422, "Invalid", "the server rejected our request due to an error in our request",
                    json::object());
