@@ -259,6 +259,11 @@ const std::shared_ptr<const TypeGraph>& document_graph() {
   return graph;
 }
 
+const TypeRef& deduced_ref() {
+  static const TypeRef ref{&common().deduced, {}, nullptr, "", ""};
+  return ref;
+}
+
 TypeRef named_ref(const Atom* a) {
   TypeRef r;
   r.atom = a ? a : &common().deduced;
@@ -284,19 +289,19 @@ bool TypeRef::map_atomic() const {
 
 bool TypeRef::quantity() const { return atom && atom->quantity; }
 
-TypeRef TypeRef::field(const std::string& name) const {
-  if (!atom) return deduced();
+const TypeRef& TypeRef::field(const std::string& name) const {
+  if (!atom) return deduced_ref();
   if (auto it = atom->fields.find(name); it != atom->fields.end()) return it->second;
   if (atom->map_values) return *atom->map_values;
-  return deduced();  // undeclared: the decoder drops it for built-ins; deduce for the rest
+  return deduced_ref();  // undeclared: the decoder drops it for built-ins; deduce for the rest
 }
 
 bool TypeRef::is_struct_field(const std::string& name) const { return atom && atom->fields.count(name) > 0; }
 
-TypeRef TypeRef::item() const { return atom && atom->list_element.atom ? atom->list_element : deduced(); }
+const TypeRef& TypeRef::item() const { return atom && atom->list_element.atom ? atom->list_element : deduced_ref(); }
 
 std::optional<json> TypeRef::key_default(const std::string& key) const {
-  TypeRef i = item();
+  const TypeRef& i = item();
   if (!i.atom) return std::nullopt;
   auto f = i.atom->fields.find(key);
   if (f == i.atom->fields.end() || f->second.default_value.is_null()) return std::nullopt;
@@ -306,7 +311,7 @@ std::optional<json> TypeRef::key_default(const std::string& key) const {
 bool TypeRef::patch_merge() const { return patch_strategy == "merge" || patch_strategy == "merge,retainKeys"; }
 bool TypeRef::patch_replace() const { return patch_strategy == "replace"; }
 
-TypeRef deduced() { return named_ref(&common().deduced); }
+TypeRef deduced() { return deduced_ref(); }
 
 std::optional<TypeRef> definition_type(const std::string& name) {
   const Atom* a = document_graph()->named(name);

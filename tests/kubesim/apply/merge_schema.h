@@ -61,12 +61,13 @@ struct TypeRef {
   const std::vector<std::string>& list_keys() const;
   bool map_atomic() const;
   bool quantity() const;
-  // Type of a map entry / struct field `name` (deduced when the schema has none).
-  TypeRef field(const std::string& name) const;
+  // Type of a map entry / struct field `name` (deduced when the schema has none). The
+  // reference lives as long as the graph of this type.
+  const TypeRef& field(const std::string& name) const;
   // True when `name` is a declared struct field, false for a map entry.
   bool is_struct_field(const std::string& name) const;
   // Type of list items.
-  TypeRef item() const;
+  const TypeRef& item() const;
   // Default of list-map key field `key` of the items, if the schema gives one.
   std::optional<nlohmann::json> key_default(const std::string& key) const;
 

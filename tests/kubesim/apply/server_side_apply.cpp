@@ -52,7 +52,7 @@ void canonicalize_quantities(json& v, const TypeRef& t) {
   if (v.is_object() && t.allows_map()) {
     for (auto it = v.begin(); it != v.end(); ++it) canonicalize_quantities(*it, t.field(it.key()));
   } else if (v.is_array() && t.allows_list()) {
-    const TypeRef item = t.item();
+    const TypeRef& item = t.item();
     for (json& e : v) canonicalize_quantities(e, item);
   }
 }

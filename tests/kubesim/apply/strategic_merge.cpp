@@ -275,7 +275,7 @@ json merge_map(json original, const json& patch, const TypeRef& schema, const st
     if (!starts_with(k, kOrderPrefix)) continue;
     std::string field = k.substr(kOrderPrefix.size());
     if (!order.is_array()) invalid(path, k + " must be a list");
-    const TypeRef sub = schema.field(field);
+    const TypeRef& sub = schema.field(field);
     const std::string child = path + "." + field;
     auto orig_it = original.find(field);
     auto patch_it = patch.find(field);
@@ -329,7 +329,7 @@ json merge_map(json original, const json& patch, const TypeRef& schema, const st
       original[k] = clean(value);
       continue;
     }
-    const TypeRef sub = schema.field(k);
+    const TypeRef& sub = schema.field(k);
     if (value.is_object()) {
       // patchStrategy "replace" on an object (PodDisruptionBudgetSpec.selector): the patch value wins whole.
       *it = sub.patch_replace() ? clean(value) : merge_map(std::move(*it), value, sub, path + "." + k);
