@@ -8,9 +8,15 @@ packages=(
   libcpprest-dev libboost-dev libssl-dev openssl
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libprotobuf-dev zlib1g-dev  # kube-sim: Kubernetes protobuf bodies (tests/kubesim/protobuf/)
   python3 python3-kubernetes python3-yaml
   lua5.1    # tests: the Argo CD health script of docs/gitops.md (Argo CD runs Lua 5.1)
   curl procps
+  # tests: the server-side apply referee (tests/referees/ssa) builds with Debian's Go and the
+  # libraries kube-apiserver applies with; the imports it makes directly are listed
+  golang-1.19-go golang-k8s-sigs-structured-merge-diff-dev golang-k8s-kube-openapi-dev
+  golang-github-googleapis-gnostic-dev golang-gopkg-yaml.v2-dev golang-k8s-sigs-yaml-dev
+  golang-github-evanphx-json-patch-dev
 )
 if [ "${DGD_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-14-dev)
@@ -31,7 +37,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # kubectl v1.32 (with kustomize) is part of the machine, not a Debian package:
-# the e2e tests need it, so say so plainly when it is absent.
+# the e2e tests need it, and kube-sim's build takes Kubernetes' protobuf descriptors
+# from it (without it kube-sim answers protobuf bodies 415), so say so plainly when it is absent.
 if ! command -v kubectl >/dev/null 2>&1; then
   echo "install-deps: WARNING: kubectl not found on PATH; the kubectl-driven e2e tests will fail" >&2
 fi

@@ -1,9 +1,13 @@
 #include "kubesim/api_server.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/authorization/access_reviews.h"
+#include "kubesim/authorization/impersonation.h"
 #include "kubesim/body_codec.h"
+#include "kubesim/conversion/hpa_versions.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/patch_adapter.h"
+#include "kubesim/protobuf/protobuf_body.h"
 #include "kubesim/rbac_escalation.h"
 #include "kubesim/table_printer.h"
 
@@ -245,6 +249,7 @@ void ApiServer::handle(const HttpRequest& req, ResponseWriter& out) {
       c.identity.user = "system:anonymous";
       c.identity.groups = {"system:unauthenticated"};
     }
+    c.identity = authorization::impersonate(authz_, c.identity, req.header_list);  // --as, --as-group
     c.rec.user = c.identity.user;
     if (authz_.enforced_for(c.identity)) {  // RBAC: 403 before any work, logged with what was refused
       const auto a = rbac::request_attributes(req.method, c.path, c.query);
@@ -414,6 +419,8 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
   };
   if (verb.empty()) throw method_not_allowed();
+  // A verb the resource does not have (discovery's list) has no route on a real server.
+  if (sub.empty() && std::find(t.verbs.begin(), t.verbs.end(), verb) == t.verbs.end()) throw method_not_allowed();
   if (proxy) {  // service_proxy.h
     const std::string service = split_service_port(name).first;
     if (!store_.try_get(t, ns, service)) throw ApiError::not_found("", "services", service);
@@ -448,14 +455,8 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   if (verb == "create" || verb == "update" || verb == "patch")
     rbac::admit_write(authz_, store_, c.identity, t, verb, ns, name, c.req.body, c.req.header("content-type"), c.query,
                       c.q("fieldManager"));
-  if (t.group == "authentication.k8s.io" && t.plural == "selfsubjectreviews") {
-    if (verb != "create") throw method_not_allowed();
-    json groups = c.identity.groups;
-    return send(201, {{"kind", "SelfSubjectReview"}, {"apiVersion", t.api_version()},
-                      {"metadata", {{"creationTimestamp", nullptr}}},
-                      {"status", {{"userInfo", {{"username", c.identity.user}, {"groups", groups}}}}}});
-  }
   auto view = [&](json obj) {
+    obj = conversion::from_storage(t, std::move(obj));  // hpa_versions.h
     if (obj.is_object()) obj["apiVersion"] = t.api_version();
     return obj;
   };
@@ -506,6 +507,11 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     lo.resource_version_match = c.q("resourceVersionMatch");
     validate_list_options(lo.resource_version, lo.resource_version_match, lo.continue_token,
                           !c.q("sendInitialEvents").empty());
+    if (!c.table && conversion::converts(t)) {
+      ListResult r = store_.list(t, lo);
+      for (auto& item : r.items) item = conversion::from_storage(t, std::move(item));
+      return send(200, list_body(t, r));
+    }
     if (!c.table) {
       // The items as stored text, joined: the keys in nlohmann's (sorted) order.
       lo.as_text = true;
@@ -538,13 +544,24 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
   if (verb == "watch") return serve_watch(c, out);
 
   const std::string ct = c.req.header("content-type");
-  if (!c.req.body.empty() && (ct.find("protobuf") != std::string::npos || ct.find("cbor") != std::string::npos))
+  if (!t.stored) {  // create-only kinds answered per request (authorization/access_reviews.h)
+    if (!authorization::is_review(t)) throw not_found;
+    // A SelfSubjectReview asks nothing of its body (`kubectl auth whoami` sends protobuf).
+    if (t.plural == "selfsubjectreviews")
+      return send(201, authorization::answer_review(t, ns, json::object(), c.identity, authz_));
+  }
+  // Built-in kinds take protobuf bodies (protobuf/protobuf_body.h), custom resources only JSON and YAML.
+  const bool protobuf_accepted = t.builtin && protobuf_bodies_supported();
+  if (!c.req.body.empty() && ((ct.find("protobuf") != std::string::npos && !protobuf_accepted) ||
+                              ct.find("cbor") != std::string::npos))
     throw ApiError(415, "UnsupportedMediaType",
-                   "the body of the request was in an unknown format - accepted media types include: "
-                   "application/json, application/yaml");
+                   std::string("the body of the request was in an unknown format - accepted media types include: "
+                               "application/json, application/yaml") +
+                       (protobuf_accepted ? ", application/vnd.kubernetes.protobuf" : ""));
+  if (!t.stored) return send(201, authorization::answer_review(t, ns, parse_body(c.req.body, ct), c.identity, authz_));
   if (verb == "create") {
     if (!sub.empty()) throw method_not_allowed();
-    json obj = parse_body(c.req.body, ct);
+    json obj = conversion::to_storage(t, parse_body(c.req.body, ct), nullptr);
     return send(201, view(store_.create(t, ns, std::move(obj), wo)));
   }
   if (verb == "update") {
@@ -560,6 +577,10 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
         return next;
       }, wo);
       return send(200, to_scale(t, res));
+    }
+    if (conversion::converts(t)) {
+      const auto stored = store_.try_get(t, ns, name);
+      obj = conversion::to_storage(t, std::move(obj), stored ? &*stored : nullptr);
     }
     return send(200, view(store_.update(t, ns, name, std::move(obj), wo)));
   }
@@ -620,10 +641,10 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
             if (!body_name.empty() && body_name != name)
               throw ApiError::bad_request("the name of the object (" + body_name +
                                           ") does not match the name on the URL (" + name + ")");
-            return patch::apply(t, nullptr, seed, manager, force);
+            return conversion::to_storage(t, patch::apply(t, nullptr, seed, manager, force), nullptr);
           }
-          json target = *cur;
-          return apply_patch(target);
+          json target = conversion::from_storage(t, *cur);
+          return conversion::to_storage(t, apply_patch(target), cur);
         },
         wo, kind == "apply");
     return send(created_by_apply ? 201 : 200, view(res));
@@ -668,7 +689,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     for (const auto& obj : all.items) {
       try {
         DeleteResult r = store_.remove(t, obj["metadata"].value("namespace", ""), obj["metadata"].value("name", ""), d);
-        deleted.items.push_back(r.object);
+        deleted.items.push_back(conversion::from_storage(t, r.object));
       } catch (const ApiError& e) {
         if (e.code() != 404) throw;
       }
@@ -777,6 +798,7 @@ void ApiServer::serve_watch(Call& c, ResponseWriter& out) {
     if (st == Watcher::Status::Closed) break;
     if (st == Watcher::Status::Event) {
       json obj = std::move(ev.object);
+      if (!c.table) obj = conversion::from_storage(t, std::move(obj));
       obj["apiVersion"] = t.api_version();
       if (!out.write_chunk(frame(ev.type, obj))) break;
       ++delivered;

@@ -175,6 +175,7 @@ struct HttpServer::Impl {
         std::string k(f.name_string());
         for (auto& ch : k) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         req.headers[k] = std::string(f.value());
+        req.header_list.emplace_back(k, std::string(f.value()));
       }
       if (!too_large) req.body = std::move(msg.body());
       req.body_too_large = too_large || req.body.size() > opts.max_body_bytes;

@@ -18,7 +18,8 @@ struct Identity {
 struct HttpRequest {
   std::string method;  // GET, POST, ...
   std::string target;  // raw path + query
-  std::map<std::string, std::string> headers;  // lower-case names
+  std::map<std::string, std::string> headers;  // lower-case names (a repeated header: its last value)
+  std::vector<std::pair<std::string, std::string>> header_list;  // every header in order (Impersonate-Group repeats)
   std::string body;
   Identity cert_identity;  // from a verified TLS client certificate, if any
   bool body_too_large = false;

@@ -1,6 +1,8 @@
 #include "kubesim/object_rules.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/defaults/served_kind_defaults.h"
+#include "kubesim/openapi/swagger_document.h"
 #include "kubesim/patch_adapter.h"
 #include "kubesim/selectors.h"
 
@@ -254,8 +256,10 @@ void apply_defaults(const ResourceType& t, json& obj, bool create) {
     }
   } else if (t.group == "apps" && is_obj(obj, "spec")) {
     json& s = obj["spec"];
-    set_default(s, "replicas", 1);
-    set_default(s, "revisionHistoryLimit", 10);
+    if (k == "Deployment" || k == "ReplicaSet") {
+      set_default(s, "replicas", 1);
+      set_default(s, "revisionHistoryLimit", 10);
+    }
     if (k == "Deployment") {
       set_default(s, "progressDeadlineSeconds", 600);
       set_default(s, "strategy", json::object());
@@ -297,9 +301,13 @@ void apply_defaults(const ResourceType& t, json& obj, bool create) {
       }
     }
     default_template(s);
+  } else if (t.group == "batch" && k == "CronJob" && is_obj(obj, "spec") && is_obj(obj["spec"], "jobTemplate") &&
+             is_obj(obj["spec"]["jobTemplate"], "spec")) {
+    default_template(obj["spec"]["jobTemplate"]["spec"]);
   } else if (t.group == "apiextensions.k8s.io" && is_obj(obj, "spec")) {
     set_default(obj["spec"], "conversion", json{{"strategy", "None"}});
   }
+  defaults::apply_served_kind_defaults(t, obj);
 }
 
 // qos.GetPodQOS, which the apiserver stores on create: Guaranteed when every container
@@ -341,6 +349,7 @@ void reset_status_on_create(const ResourceType& t, json& obj) {
   if (t.group.empty() && t.kind == "PersistentVolumeClaim") obj["status"] = {{"phase", "Pending"}};
   if (t.group.empty() && t.kind == "Service") obj["status"] = {{"loadBalancer", json::object()}};
   if (t.group == "apps" && t.kind == "Deployment") obj["status"] = json::object();
+  defaults::initial_status(t, obj, now_rfc3339());
   if (t.group == "apiextensions.k8s.io") {
     const json names = obj.contains("spec") ? obj["spec"].value("names", json::object()) : json::object();
     json accepted = names;
@@ -550,6 +559,13 @@ const std::set<std::string> kMetaFields = {"name", "generateName", "namespace", 
                                            "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
                                            "finalizers", "managedFields"};
 
+// The OpenAPI definition of a built-in kind (openapi/swagger_document.h); nullptr for others.
+const json* builtin_definition(const ResourceType& t) {
+  if (t.custom) return nullptr;
+  const auto name = openapi::definition_name(t.group, t.version, t.kind);
+  return name ? openapi::definition(*name) : nullptr;
+}
+
 std::set<std::string> top_fields(const ResourceType& t) {
   std::set<std::string> f = {"apiVersion", "kind", "metadata"};
   const std::string& k = t.kind;
@@ -567,6 +583,8 @@ std::set<std::string> top_fields(const ResourceType& t) {
   else if (k == "ClusterRole") f.insert({"rules", "aggregationRule"});
   else if (k == "RoleBinding" || k == "ClusterRoleBinding") f.insert({"subjects", "roleRef"});
   else if (k == "Lease" || k == "ResourceClaimTemplate") f.insert("spec");
+  else if (const json* d = builtin_definition(t); d && d->contains("properties") && (*d)["properties"].is_object())
+    for (const auto& [name, schema] : (*d)["properties"].items()) f.insert(name);  // StorageClass, EndpointSlice, ...
   else f.insert({"spec", "status"});
   return f;
 }

@@ -88,19 +88,38 @@ Authorizer::Binding binding_of(const json& obj) {
   return b;
 }
 
-bool applies_to(const Identity& id, const json& subjects, const std::string& binding_ns) {
+// The subject of `subjects` that names `id`; nullptr when none does.
+const json* subject_for(const Identity& id, const json& subjects, const std::string& binding_ns) {
   for (const auto& s : subjects) {
     if (!s.is_object()) continue;
     const std::string kind = s.value("kind", ""), name = s.value("name", "");
-    if (kind == "User" && name == id.user) return true;
-    if (kind == "Group" && std::find(id.groups.begin(), id.groups.end(), name) != id.groups.end()) return true;
+    if (kind == "User" && name == id.user) return &s;
+    if (kind == "Group" && std::find(id.groups.begin(), id.groups.end(), name) != id.groups.end()) return &s;
     if (kind == "ServiceAccount") {
       std::string ns = s.value("namespace", "");
       if (ns.empty()) ns = binding_ns;
-      if (!ns.empty() && id.user == "system:serviceaccount:" + ns + ":" + name) return true;
+      if (!ns.empty() && id.user == "system:serviceaccount:" + ns + ":" + name) return &s;
     }
   }
-  return false;
+  return nullptr;
+}
+
+std::string quoted(const std::string& s) { return json(s).dump(); }
+
+// pkg/registry/rbac/validation rule.go: clusterRoleBindingDescriber / roleBindingDescriber
+// and describeSubject, the source named in "RBAC: allowed by ...".
+std::string describe(const Authorizer::Binding& b, const json& subject) {
+  const std::string kind = subject.value("kind", ""), name = subject.value("name", "");
+  std::string who;
+  if (kind == "ServiceAccount") {
+    const std::string ns = subject.value("namespace", "");
+    who = kind + " " + quoted(name + "/" + (ns.empty() ? b.ns : ns));
+  } else {
+    who = kind + " " + quoted(name);
+  }
+  if (b.ns.empty())
+    return "ClusterRoleBinding " + quoted(b.name) + " of " + b.role_kind + " " + quoted(b.role_name) + " to " + who;
+  return "RoleBinding " + quoted(b.name + "/" + b.ns) + " of " + b.role_kind + " " + quoted(b.role_name) + " to " + who;
 }
 
 }  // namespace
@@ -257,7 +276,7 @@ std::optional<std::vector<PolicyRule>> Authorizer::role_rules(const std::string&
 }
 
 bool Authorizer::visit(const Policy& p, const Identity& id, const std::string& ns, std::vector<std::string>* errors,
-                       const std::function<bool(const PolicyRule&)>& fn) const {
+                       const std::function<bool(const PolicyRule&, const Binding&, const json&)>& fn) const {
   auto rules_of = [&](const Binding& b) -> const std::vector<PolicyRule>* {
     if (b.role_kind == "ClusterRole") {
       auto it = p.cluster_roles.find(b.role_name);
@@ -273,10 +292,11 @@ bool Authorizer::visit(const Policy& p, const Identity& id, const std::string& n
     return nullptr;
   };
   auto visit_binding = [&](const Binding& b) {
-    if (!applies_to(id, b.subjects, b.ns)) return false;
+    const json* subject = subject_for(id, b.subjects, b.ns);
+    if (!subject) return false;
     const auto* rules = rules_of(b);
     if (!rules) return false;
-    return std::any_of(rules->begin(), rules->end(), fn);
+    return std::any_of(rules->begin(), rules->end(), [&](const PolicyRule& r) { return fn(r, b, *subject); });
   };
   for (const auto& b : p.cluster_bindings)
     if (visit_binding(b)) return true;
@@ -292,7 +312,11 @@ Authorizer::Decision Authorizer::authorize(const Identity& id, const RequestAttr
   auto p = policy();
   std::vector<std::string> errors;
   Decision d;
-  d.allowed = visit(*p, id, a.ns, &errors, [&](const PolicyRule& r) { return rule_allows(r, a); });
+  d.allowed = visit(*p, id, a.ns, &errors, [&](const PolicyRule& r, const Binding& b, const json& subject) {
+    if (!rule_allows(r, a)) return false;
+    d.reason = "RBAC: allowed by " + describe(b, subject);
+    return true;
+  });
   if (!d.allowed && !errors.empty()) {
     std::string joined;
     for (const auto& e : errors) joined += (joined.empty() ? "" : ", ") + e;
@@ -305,7 +329,7 @@ std::vector<PolicyRule> Authorizer::rules_for(const Identity& id, const std::str
                                               std::vector<std::string>* errors) const {
   auto p = policy();
   std::vector<PolicyRule> out;
-  visit(*p, id, ns, errors, [&](const PolicyRule& r) {
+  visit(*p, id, ns, errors, [&](const PolicyRule& r, const Binding&, const json&) {
     out.push_back(r);
     return false;
   });

@@ -67,7 +67,9 @@ class Authorizer {
 
   struct Decision {
     bool allowed = false;
-    std::string reason;  // "RBAC: <resolution errors>" (e.g. a binding to a missing role)
+    // Allowed: "RBAC: allowed by ClusterRoleBinding \"b\" of ClusterRole \"r\" to User \"u\"";
+    // refused: "RBAC: <resolution errors>" (e.g. a binding to a missing role) or "".
+    std::string reason;
   };
   // The RBAC decision itself, regardless of the mode.
   Decision authorize(const Identity& id, const RequestAttributes& a) const;
@@ -92,9 +94,10 @@ class Authorizer {
 
  private:
   std::shared_ptr<const Policy> policy() const;
-  // Visits each rule that applies; stops when `fn` returns true.
+  // Visits each rule that applies, with the binding and the subject that bring it;
+  // stops when `fn` returns true.
   bool visit(const Policy& p, const Identity& id, const std::string& ns, std::vector<std::string>* errors,
-             const std::function<bool(const PolicyRule&)>& fn) const;
+             const std::function<bool(const PolicyRule&, const Binding&, const nlohmann::json&)>& fn) const;
 
   Store& store_;
   Mode mode_;

@@ -1,6 +1,7 @@
 #include "kubesim/resource_registry.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/discovery/builtin_resources.h"
 
 #include <algorithm>
 #include <set>
@@ -26,58 +27,39 @@ ResourceType make(std::string group, std::string version, std::string kind, std:
   return t;
 }
 
-const std::vector<std::string> kBuiltinGroupOrder = {
-    "", "apps", "events.k8s.io", "authentication.k8s.io", "batch", "coordination.k8s.io", "rbac.authorization.k8s.io",
-    "apiextensions.k8s.io", "policy", "resource.k8s.io", "resource.nvidia.com"};
 
-json subresource_doc(const ResourceType& t, const std::string& sub) {
-  json rk = sub == "scale" ? json{{"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"}}
-                           : json{{"group", t.group}, {"version", t.version}, {"kind", t.kind}};
-  return {{"subresource", sub}, {"responseKind", rk}, {"verbs", {"get", "patch", "update"}}};
+// Built-in kinds carry their subresources; a CRD kind has status and scale when declared.
+std::vector<SubresourceType> subresources_of(const ResourceType& t) {
+  if (!t.subresources.empty()) return t.subresources;
+  std::vector<SubresourceType> out;
+  if (t.has_scale) out.push_back({"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}});
+  if (t.has_status) out.push_back({"status", t.group, t.version, t.kind, {"get", "patch", "update"}});
+  return out;
 }
 
 }  // namespace
 
 ResourceRegistry::ResourceRegistry() {
-  const std::vector<std::string> all = {"all"};
-  auto with = [](ResourceType t, bool status, bool scale, bool generation) {
-    t.has_status = status;
-    t.has_scale = scale;
-    t.has_generation = generation;
-    return t;
-  };
-  add(with(make("", "v1", "Namespace", "namespaces", false, {"ns"}), true, false, false));
-  add(with(make("", "v1", "Node", "nodes", false, {"no"}), true, false, false));
-  add(with(make("", "v1", "Pod", "pods", true, {"po"}, all), true, false, false));
-  add(with(make("", "v1", "Service", "services", true, {"svc"}, all), true, false, false));
-  add(make("", "v1", "ConfigMap", "configmaps", true, {"cm"}));
-  add(make("", "v1", "Secret", "secrets", true));
-  add(make("", "v1", "ServiceAccount", "serviceaccounts", true, {"sa"}));
-  add(with(make("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true, {"pvc"}), true, false, false));
-  add(make("", "v1", "Event", "events", true, {"ev"}));
-  add(with(make("apps", "v1", "Deployment", "deployments", true, {"deploy"}, all), true, true, true));
-  add(with(make("apps", "v1", "ReplicaSet", "replicasets", true, {"rs"}, all), true, true, true));
-  add(make("events.k8s.io", "v1", "Event", "events", true, {"ev"}));
-  add(with(make("batch", "v1", "Job", "jobs", true, {}, all), true, false, true));
-  add(make("coordination.k8s.io", "v1", "Lease", "leases", true));
-  // Stored only (no eviction API): the operator's install carries a PodDisruptionBudget.
-  add(with(make("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, {"pdb"}), true, false, true));
-  add(make("rbac.authorization.k8s.io", "v1", "Role", "roles", true));
-  add(make("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true));
-  add(make("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false));
-  add(make("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", false));
-  add(with(make("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", false,
-                {"crd", "crds"}, {"api-extensions"}),
-           true, false, true));
-  add(make("resource.k8s.io", "v1beta1", "ResourceClaimTemplate", "resourceclaimtemplates", true));
-  // `kubectl auth whoami`: create-only, answered from the request's identity, never stored.
-  ResourceType ssr = make("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", false);
-  ssr.verbs = {"create"};
-  add(ssr);
+  // metadata.generation: the kinds whose REST strategy sets it (PrepareForCreate
+  // Generation = 1, bumped when the spec changes) in k8s.io/kubernetes pkg/registry, release-1.32.
+  static const std::set<std::string> with_generation = {
+      "/replicationcontrollers", "/podtemplates", "apps/deployments", "apps/replicasets", "apps/statefulsets",
+      "apps/daemonsets", "batch/jobs", "batch/cronjobs", "policy/poddisruptionbudgets", "networking.k8s.io/ingresses",
+      "networking.k8s.io/ingressclasses", "networking.k8s.io/networkpolicies", "discovery.k8s.io/endpointslices",
+      "admissionregistration.k8s.io/mutatingwebhookconfigurations",
+      "admissionregistration.k8s.io/validatingwebhookconfigurations",
+      "admissionregistration.k8s.io/validatingadmissionpolicies",
+      "admissionregistration.k8s.io/validatingadmissionpolicybindings", "apiextensions.k8s.io/customresourcedefinitions",
+      "resource.k8s.io/deviceclasses", "resource.k8s.io/resourceslices"};
+  for (auto& t : discovery::builtin_resource_types()) {
+    t.has_generation = with_generation.count(t.group + "/" + t.plural) > 0;
+    add(std::move(t));
+  }
   // ComputeDomain is a CRD on real clusters (NVIDIA DRA driver); served here as if
   // that CRD were installed: custom-resource semantics (no strategic merge).
-  ResourceType cd = with(make("resource.nvidia.com", "v1beta1", "ComputeDomain", "computedomains", true), true,
-                         false, true);
+  ResourceType cd = make("resource.nvidia.com", "v1beta1", "ComputeDomain", "computedomains", true);
+  cd.has_status = true;
+  cd.has_generation = true;
   cd.builtin = false;
   cd.custom = true;
   add(cd);
@@ -234,7 +216,7 @@ bool ResourceRegistry::unregister(const std::string& group, const std::string& p
 std::vector<std::string> ResourceRegistry::group_order() const {
   std::vector<std::string> order;
   std::set<std::string> seen;
-  for (const auto& g : kBuiltinGroupOrder) {
+  for (const auto& g : discovery::builtin_group_order()) {
     for (const auto& t : types_)
       if (t->group == g && seen.insert(g).second) order.push_back(g);
   }
@@ -275,16 +257,26 @@ json ResourceRegistry::aggregated_discovery(bool core, const std::string& api_ve
       json resources = json::array();
       for (const auto& t : types_) {
         if (t->group != g || t->version != v) continue;
+        // ConvertGroupVersionIntoToDiscovery: a built-in kind's APIResource leaves group
+        // and version empty (the client reads them as the enclosing group version) unless
+        // a subresource answers with another one (autoscaling/v1 Scale); a CRD names them.
+        auto kind_of = [&](const std::string& group, const std::string& version, const std::string& kind) {
+          const bool same = group == t->group && version == t->version;
+          if (t->custom || !same) return json{{"group", group}, {"version", version}, {"kind", kind}};
+          return json{{"group", ""}, {"version", ""}, {"kind", kind}};
+        };
         json r = {{"resource", t->plural},
-                  {"responseKind", {{"group", t->group}, {"version", t->version}, {"kind", t->kind}}},
+                  {"responseKind", kind_of(t->group, t->version, t->kind)},
                   {"scope", t->namespaced ? "Namespaced" : "Cluster"},
                   {"singularResource", t->singular},
                   {"verbs", t->verbs}};
         if (!t->short_names.empty()) r["shortNames"] = t->short_names;
         if (!t->categories.empty()) r["categories"] = t->categories;
         json subs = json::array();
-        if (t->has_scale) subs.push_back(subresource_doc(*t, "scale"));
-        if (t->has_status) subs.push_back(subresource_doc(*t, "status"));
+        for (const auto& s : subresources_of(*t))
+          subs.push_back({{"subresource", s.name},
+                          {"responseKind", kind_of(s.group, s.version, s.kind)},
+                          {"verbs", s.verbs}});
         if (!subs.empty()) r["subresources"] = subs;
         resources.push_back(r);
       }
@@ -335,14 +327,18 @@ std::optional<json> ResourceRegistry::legacy_resource_list(const std::string& gr
               {"kind", t->kind}, {"verbs", t->verbs}};
     if (!t->short_names.empty()) r["shortNames"] = t->short_names;
     if (!t->categories.empty()) r["categories"] = t->categories;
+    if (!t->storage_version_hash.empty()) r["storageVersionHash"] = t->storage_version_hash;
     resources.push_back(r);
-    if (t->has_scale)
-      resources.push_back({{"name", t->plural + "/scale"}, {"singularName", ""}, {"namespaced", t->namespaced},
-                           {"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"},
-                           {"verbs", {"get", "patch", "update"}}});
-    if (t->has_status)
-      resources.push_back({{"name", t->plural + "/status"}, {"singularName", ""}, {"namespaced", t->namespaced},
-                           {"kind", t->kind}, {"verbs", {"get", "patch", "update"}}});
+    // Subresources follow their resource (the list is sorted by name, as upstream's).
+    for (const auto& s : subresources_of(*t)) {
+      json sr = {{"name", t->plural + "/" + s.name}, {"singularName", ""}, {"namespaced", t->namespaced},
+                 {"kind", s.kind}, {"verbs", s.verbs}};
+      if (s.group != t->group || s.version != t->version) {
+        sr["group"] = s.group;
+        sr["version"] = s.version;
+      }
+      resources.push_back(sr);
+    }
   }
   if (!any) return std::nullopt;
   return json{{"kind", "APIResourceList"}, {"apiVersion", "v1"},

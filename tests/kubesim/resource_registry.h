@@ -19,6 +19,13 @@
 
 namespace kubesim {
 
+// A subresource as discovery announces it (pods/log, deployments/scale, ...).
+struct SubresourceType {
+  std::string name;                   // "status", "scale", "log", ...
+  std::string group, version, kind;   // what it answers with (autoscaling/v1 Scale, policy/v1 Eviction)
+  std::vector<std::string> verbs;
+};
+
 struct ResourceType {
   std::string group;    // "" for core
   std::string version;  // "v1", "v1beta1", ...
@@ -41,6 +48,12 @@ struct ResourceType {
   nlohmann::json printer_columns = nlohmann::json::array();  // CRD additionalPrinterColumns
   nlohmann::json schema;            // CRD openAPIV3Schema of this version (null if none)
   bool storage_version = true;
+  // Built-in kinds: every subresource of the 1.32 API (discovery/builtin_resources.h);
+  // empty for CRD kinds, whose discovery shows the status/scale flags above.
+  std::vector<SubresourceType> subresources;
+  std::string storage_version_hash;  // legacy discovery's storageVersionHash ("" for none)
+  // False for create-only kinds answered per request (SelfSubjectReview, access reviews).
+  bool stored = true;
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   std::string storage_key() const { return group + "/" + plural; }

@@ -204,6 +204,16 @@ Store::Store(ResourceRegistry& registry, StoreOptions opts) : registry_(registry
   auto ns_type = registry_.find("", "v1", "namespaces");
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
     create(*ns_type, "", json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  // The PriorityClasses the apiserver creates at start (pkg/apis/scheduling SystemPriorityClasses).
+  if (auto pc = registry_.find("scheduling.k8s.io", "v1", "priorityclasses")) {
+    const std::pair<const char*, std::pair<int64_t, const char*>> system_classes[] = {
+        {"system-node-critical", {2000001000, "Used for system critical pods that must not be moved from their current node."}},
+        {"system-cluster-critical",
+         {2000000000, "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."}}};
+    for (const auto& [name, v] : system_classes)
+      create(*pc, "", json{{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", name}}},
+                           {"value", v.first}, {"description", v.second}});
+  }
 }
 
 Store::~Store() { shutdown(); }
@@ -927,7 +937,7 @@ size_t Store::collect_garbage() {
   std::vector<Ref> all;
   auto types = registry_.all();
   for (const auto& t : types) {
-    if (!t->storage_version && !t->crd_name.empty()) continue;
+    if (!t->storage_version) continue;  // one pass per storage
     auto b = data_.find(t->storage_key());
     if (b == data_.end()) continue;
     for (const auto& [k, obj] : b->second) {
@@ -1007,7 +1017,7 @@ size_t Store::collect_garbage() {
       const std::string ns = md.value("name", "");
       bool remaining = false;
       for (const auto& t : types) {
-        if (!t->namespaced || (!t->storage_version && !t->crd_name.empty())) continue;
+        if (!t->namespaced || !t->storage_version) continue;
         auto b = data_.find(t->storage_key());
         if (b == data_.end()) continue;
         std::vector<json> victims;

@@ -1,5 +1,6 @@
 #include "kubesim/table_printer.h"
 
+#include <cctype>
 #include <ctime>
 #include <functional>
 
@@ -74,6 +75,46 @@ std::string map_selector(const json& sel) {
   return out;
 }
 
+// formatHPAMetrics: "cpu: 40%/80%", "<unknown>/500m" per metric, "<none>" without any.
+std::string hpa_targets(const json& hpa) {
+  using P = json::json_pointer;
+  if (!hpa.contains(P("/spec/metrics")) || !hpa[P("/spec/metrics")].is_array() || hpa[P("/spec/metrics")].empty())
+    return "<none>";
+  const json& metrics = hpa[P("/spec/metrics")];
+  const json current = hpa.contains(P("/status/currentMetrics")) && hpa[P("/status/currentMetrics")].is_array()
+                           ? hpa[P("/status/currentMetrics")]
+                           : json::array();
+  std::vector<std::string> list;
+  for (size_t i = 0; i < metrics.size() && list.size() < 4; ++i) {
+    const json& m = metrics[i];
+    if (!m.is_object()) continue;
+    const std::string type = m.value("type", "");
+    std::string source = type.empty() ? "" : std::string(1, static_cast<char>(std::tolower(type[0]))) + type.substr(1);
+    if (type == "ContainerResource") source = "containerResource";
+    const json src = m.value(source, json::object());
+    const json target = src.is_object() ? src.value("target", json::object()) : json::object();
+    const json cur = i < current.size() && current[i].is_object() && current[i].contains(source)
+                         ? current[i][source].value("current", json::object())
+                         : json::object();
+    auto value = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+    if ((type == "Resource" || type == "ContainerResource") && !target.contains("averageValue")) {
+      const std::string now = cur.contains("averageUtilization") ? value(cur["averageUtilization"]) + "%" : "<unknown>";
+      const std::string want = target.contains("averageUtilization") ? value(target["averageUtilization"]) + "%" : "<auto>";
+      list.push_back(src.value("name", "") + ": " + now + "/" + want);
+      continue;
+    }
+    const char* field = target.contains("averageValue") ? "averageValue" : "value";
+    const std::string now = cur.contains(field) ? value(cur[field]) : "<unknown>";
+    const std::string want = target.contains(field) ? value(target[field]) : "<unknown>";
+    const bool avg = target.contains("averageValue") && (type == "Object" || type == "External");
+    list.push_back(now + "/" + want + (avg ? " (avg)" : ""));
+  }
+  std::string out;
+  for (const auto& s : list) out += (out.empty() ? "" : ", ") + s;
+  if (metrics.size() > 4) out += " + " + std::to_string(metrics.size() - 4) + " more...";
+  return out;
+}
+
 struct Printer {
   json columns;
   std::function<json(const json&)> cells;
@@ -130,6 +171,66 @@ Printer printer_for(const ResourceType& t) {
               return json::array({name(o), num(o, P("/spec/replicas")), num(o, P("/status/replicas")),
                                   num(o, P("/status/readyReplicas")), age(o), containers(tspec, false),
                                   containers(tspec, true), selector_string(spec.value("selector", json()))});
+            }};
+  }
+  // kubectl's printers for the workload and networking kinds (k8s.io/kubernetes
+  // pkg/printers/internalversion/printers.go, release-1.32).
+  if (t.group == "apps" && k == "StatefulSet") {
+    return {json::array({name_col, col("Ready", "string"), age_col, col("Containers", "string", 1), col("Images", "string", 1)}),
+            [=](const json& o) {
+              json tspec = o.contains(P("/spec/template/spec")) ? o[P("/spec/template/spec")] : json::object();
+              return json::array({name(o),
+                                  std::to_string(num(o, P("/status/readyReplicas"))) + "/" +
+                                      std::to_string(num(o, P("/spec/replicas"))),
+                                  age(o), containers(tspec, false), containers(tspec, true)});
+            }};
+  }
+  if (t.group == "apps" && k == "DaemonSet") {
+    return {json::array({name_col, col("Desired", "integer"), col("Current", "integer"), col("Ready", "integer"),
+                         col("Up-to-date", "integer"), col("Available", "integer"), col("Node Selector", "string"),
+                         age_col, col("Containers", "string", 1), col("Images", "string", 1), col("Selector", "string", 1)}),
+            [=](const json& o) {
+              json tspec = o.contains(P("/spec/template/spec")) ? o[P("/spec/template/spec")] : json::object();
+              return json::array({name(o), num(o, P("/status/desiredNumberScheduled")),
+                                  num(o, P("/status/currentNumberScheduled")), num(o, P("/status/numberReady")),
+                                  num(o, P("/status/updatedNumberScheduled")), num(o, P("/status/numberAvailable")),
+                                  map_selector(tspec.value("nodeSelector", json())), age(o), containers(tspec, false),
+                                  containers(tspec, true),
+                                  selector_string(o.contains(P("/spec/selector")) ? o[P("/spec/selector")] : json())});
+            }};
+  }
+  if (t.group == "autoscaling" && k == "HorizontalPodAutoscaler") {
+    return {json::array({name_col, col("Reference", "string"), col("Targets", "string"), col("MinPods", "string"),
+                         col("MaxPods", "integer"), col("Replicas", "integer"), age_col}),
+            [=](const json& o) {
+              return json::array({name(o), str(o, P("/spec/scaleTargetRef/kind")) + "/" + str(o, P("/spec/scaleTargetRef/name")),
+                                  hpa_targets(o), o.contains(P("/spec/minReplicas")) ? str(o, P("/spec/minReplicas")) : "<unset>",
+                                  num(o, P("/spec/maxReplicas")), num(o, P("/status/currentReplicas")), age(o)});
+            }};
+  }
+  if (t.group == "networking.k8s.io" && k == "Ingress") {
+    return {json::array({name_col, col("Class", "string"), col("Hosts", "string"), col("Address", "string"),
+                         col("Ports", "string"), age_col}),
+            [=](const json& o) {
+              std::vector<std::string> hosts;
+              size_t rules = 0;
+              if (o.contains(P("/spec/rules")) && o[P("/spec/rules")].is_array())
+                for (const auto& r : o[P("/spec/rules")]) {
+                  ++rules;
+                  const std::string h = r.is_object() ? r.value("host", "") : "";
+                  if (!h.empty() && hosts.size() < 4) hosts.push_back(h);
+                }
+              std::string host_text;
+              for (const auto& h : hosts) host_text += (host_text.empty() ? "" : ",") + h;
+              if (host_text.empty()) host_text = "*";
+              else if (rules > 4) host_text += " + " + std::to_string(rules - 4) + " more...";
+              std::string address;
+              if (o.contains(P("/status/loadBalancer/ingress")) && o[P("/status/loadBalancer/ingress")].is_array())
+                for (const auto& i : o[P("/status/loadBalancer/ingress")])
+                  if (i.is_object()) address += (address.empty() ? "" : ",") + i.value("ip", i.value("hostname", ""));
+              const bool tls = o.contains(P("/spec/tls")) && o[P("/spec/tls")].is_array() && !o[P("/spec/tls")].empty();
+              return json::array({name(o), str(o, P("/spec/ingressClassName"), "<none>"), host_text, address,
+                                  tls ? "80, 443" : "80", age(o)});
             }};
   }
   if (t.group.empty() && k == "Service") {

@@ -1,8 +1,8 @@
 // kube-sim: server-side printing (`Accept: application/json;as=Table;g=meta.k8s.io`).
 //
 // Columns follow what kubectl shows against a real cluster for pods, deployments,
-// replicasets, services, nodes, jobs, namespaces, configmaps, secrets, PVCs and
-// events (priority-1 columns appear with `-o wide`); CRDs use their
+// replicasets, statefulsets, daemonsets, HPAs, ingresses, services, nodes, jobs,
+// namespaces, configmaps, secrets, PVCs and events (priority-1 columns appear with `-o wide`); CRDs use their
 // additionalPrinterColumns (simple JSONPath); everything else gets Name and Age.
 #pragma once
 

@@ -1,0 +1,3 @@
+module ssa-referee
+
+go 1.19
