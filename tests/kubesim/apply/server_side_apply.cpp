@@ -199,23 +199,6 @@ struct Comparison {
   FieldSet removed;
 };
 
-Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type,
-                   const std::string& subresource, bool status_subresource) {
-  FieldSet old_set = field_set(old_obj, type, false, subresource, status_subresource);
-  FieldSet new_set = field_set(new_obj, type, false, subresource, status_subresource);
-  FieldSet mod;
-  if (old_obj.is_object() && new_obj.is_object()) modified(old_obj, new_obj, type, mod);
-  // Only what both sets know as fields counts as modified (strip applies too).
-  mod = intersect(mod, unite(old_set, new_set));
-  Comparison c;
-  c.changed = unite(difference(new_set, old_set), mod);
-  c.removed = difference(old_set, new_set);
-  return c;
-}
-
-// ---------------------------------------------------------------------------
-// Merge (apply semantics) and prune.
-
 json without_nulls(const json& v) {
   if (v.is_object()) {
     json out = json::object();
@@ -231,6 +214,85 @@ json without_nulls(const json& v) {
   }
   return v;
 }
+
+// Maps and lists that `b` has and `a` lacks: structured-merge-diff's Compare puts the path
+// of such a container itself into Added (the "." an Update entry shows). A built-in kind
+// starts from its Go zero value, where maps and lists are nil but struct fields may be
+// values; which structs are pointers the document does not say, so only maps and lists
+// count there. A custom resource starts empty, so its structs count too.
+void added_containers(const json* a, const json& b, const TypeRef& s, FieldSet& node, bool typed, bool root) {
+  const bool absent = a == nullptr || a->is_null() || a->type() != b.type();
+  if (granular_map(b, s)) {
+    const bool plain_map = s.atom && s.atom->fields.empty();
+    if (!root && absent && !b.empty() && (plain_map || !typed)) node.member = true;
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      const json* ac = nullptr;
+      if (!absent) {
+        auto f = a->find(it.key());
+        if (f != a->end()) ac = &*f;
+      }
+      FieldSet child;
+      added_containers(ac, *it, s.field(it.key()), child, typed, false);
+      if (!child.empty()) node.children["f:" + it.key()] = std::move(child);
+    }
+  } else if (granular_list(b, s)) {
+    if (absent && !b.empty()) node.member = true;
+    std::vector<std::string> bpe = item_elements(b, s, false, "");
+    std::vector<std::string> ape;
+    if (!absent) ape = item_elements(*a, s, false, "");
+    for (size_t j = 0; j < b.size(); ++j) {
+      const json* ac = nullptr;
+      if (auto f = std::find(ape.begin(), ape.end(), bpe[j]); f != ape.end()) ac = &(*a)[static_cast<size_t>(f - ape.begin())];
+      FieldSet child;
+      added_containers(ac, b[j], s.item(), child, typed, false);
+      if (!child.empty()) node.children[bpe[j]] = std::move(child);
+    }
+  }
+}
+
+// A map a write empties is no new leaf: structured-merge-diff treats an empty map as a
+// leaf only when the other side is empty or absent too, so its owner keeps it.
+void drop_emptied_maps(const json& a, const json& b, const TypeRef& s, FieldSet& added) {
+  if (!granular_map(b, s) || !a.is_object()) return;
+  for (auto it = b.begin(); it != b.end(); ++it) {
+    auto f = a.find(it.key());
+    auto c = added.children.find("f:" + it.key());
+    if (f == a.end() || c == added.children.end()) continue;
+    if (it->is_object() && it->empty() && f->is_object() && !f->empty()) {
+      c->second.member = false;
+    } else {
+      drop_emptied_maps(*f, *it, s.field(it.key()), c->second);
+    }
+  }
+}
+
+Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type,
+                   const std::string& subresource, bool status_subresource) {
+  FieldSet old_set = field_set(old_obj, type, false, subresource, status_subresource);
+  FieldSet new_set = field_set(new_obj, type, false, subresource, status_subresource);
+  FieldSet mod;
+  if (old_obj.is_object() && new_obj.is_object()) modified(old_obj, new_obj, type, mod);
+  // Only what both sets know as fields counts as modified (strip applies too).
+  mod = intersect(mod, unite(old_set, new_set));
+  // A null the write adds is no change: the zero value it starts from holds it already.
+  FieldSet added = difference(field_set(without_nulls(new_obj), type, false, subresource, status_subresource), old_set);
+  drop_emptied_maps(old_obj, new_obj, type, added);
+  added.compact();
+  FieldSet containers;
+  if (new_obj.is_object()) {
+    const bool typed = type.atom && !type.atom->name.empty();  // a kind of the document
+    added_containers(old_obj.is_object() ? &old_obj : nullptr, new_obj, type, containers, typed, true);
+    strip(containers, subresource, status_subresource);
+  }
+  Comparison c;
+  c.changed = unite(unite(added, containers), mod);
+  c.removed = difference(old_set, new_set);
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Merge (apply semantics) and prune.
+
 
 json merge(const json& lhs, const json& rhs, const TypeRef& s);
 

@@ -485,6 +485,27 @@ TEST(RecordUpdate, SameManagerAccumulatesAndTimeMovesOnlyOnChange) {
   EXPECT_EQ(entry(same, "c")->at("time"), "T2");
 }
 
+TEST(RecordUpdate, MapsAndListsTheWriteCreatesAreOwnedThemselves) {
+  // structured-merge-diff's Compare adds the path of a map or list the write creates ("."),
+  // as `kubectl create` entries show (f:labels: {".": {}, "f:app": {}}).
+  json cm = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{"app":"a"}},
+                          "data":{"k":"v"}})");
+  json created = record_update(nullptr, cm, *builtin_type("", "v1", "ConfigMap"), update_opts("creator"));
+  EXPECT_EQ(entry(created, "creator")->at("fieldsV1"),
+            json::parse(R"({"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"));
+  // Emptying the map later does not take it from its creator.
+  json emptied = created;
+  emptied["data"] = json::object();
+  json out = record_update(created, emptied, *builtin_type("", "v1", "ConfigMap"), update_opts("editor"));
+  EXPECT_EQ(entry(out, "creator")->at("fieldsV1")["f:data"], json::object());
+  EXPECT_EQ(entry(out, "editor"), nullptr);
+  // A struct of a typed kind may be a value in its Go zero value: no "." for .spec.
+  json dep = record_update(nullptr, deployment(R"({"replicas":1,"template":{"metadata":{"labels":{"app":"w"}}}})"),
+                           deploy(), update_opts("creator"));
+  EXPECT_EQ(entry(dep, "creator")->at("fieldsV1")["f:spec"],
+            json::parse(R"({"f:replicas":{},"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}})"));
+}
+
 TEST(FieldsV1Of, PredictsOwnership) {
   json cm = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","labels":{"a":"b"}},
                           "data":{"k":"v","empty":""}})");
