@@ -615,7 +615,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
         return patch::merge(target, body);
       }
       if (kind == "strategic") return patch::strategic(t, target, body);
-      return patch::apply(t, &target, body, manager, force);
+      return patch::apply(t, &target, body, manager, force, sub == "status" ? "status" : "");
     };
     if (sub == "scale") {
       json res = store_.mutate(t, ns, name, [&](const json* cur) {
