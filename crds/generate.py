@@ -56,7 +56,16 @@ def o(desc, props, required=None, rules=None):
     if required:
         out["required"] = required
     if rules:
-        out["x-kubernetes-validations"] = [{"rule": r, "message": m} for r, m in rules]
+        out["x-kubernetes-validations"] = [rule(*r) for r in rules]
+    return out
+
+
+def rule(text, message, field_path=None):
+    """A CEL rule; `field_path` (relative to the rule's object, e.g. ".type") is where the API server
+    reports it, so `kubectl apply` names the same field as `dgdctl validate`."""
+    out = {"rule": text, "message": message}
+    if field_path:
+        out["fieldPath"] = field_path
     return out
 
 
@@ -144,9 +153,9 @@ PLACEMENT = o("Where the pods run: GPU product, RDMA, NVLink, prefill/decode sep
         }, required=["gpu", "nic"]), 64),
     }, rules=[
         ("!has(self.nicSelection) || self.nicSelection != 'sriov' || has(self.resource)",
-         "nicSelection sriov needs rdma.resource (e.g. rdma/ib)"),
+         "nicSelection sriov needs rdma.resource (e.g. rdma/ib)", ".nicSelection"),
         ("!has(self.nicSelection) || self.nicSelection != 'pcieMap' || (has(self.pcieMap) && size(self.pcieMap) > 0)",
-         "nicSelection pcieMap needs rdma.pcieMap"),
+         "nicSelection pcieMap needs rdma.pcieMap", ".pcieMap"),
     ]),
     "nvlink": o("NVLink placement (GB200).", {
         "computeDomain": b("Create one ComputeDomain for the DGD and give worker pods its resource claim."),
@@ -157,8 +166,8 @@ PLACEMENT = o("Where the pods run: GPU product, RDMA, NVLink, prefill/decode sep
     "tolerations": lst("Extra tolerations for every pod (corev1.Toleration).", raw("A toleration."), 64),
 }, rules=[
     ("!has(self.gpu) || self.gpu == 'GB200' || !has(self.nvlink) || "
-     "!((has(self.nvlink.computeDomain) && self.nvlink.computeDomain) || (has(self.nvlink.sameClique) && self.nvlink.sameClique))",
-     "NVLink ComputeDomains and cliques need GB200"),
+     "!(has(self.nvlink.%s) && self.nvlink.%s)" % (f, f), "NVLink ComputeDomains and cliques need GB200", ".nvlink." + f)
+    for f in ("computeDomain", "sameClique")
 ])
 
 SPECULATIVE = o("Speculative decoding: vLLM --speculative-config; SGLang speculative-* keys.", {
@@ -175,7 +184,7 @@ SPECULATIVE = o("Speculative decoding: vLLM --speculative-config; SGLang specula
     "numDraftTokens": i("SGLang speculative-num-draft-tokens.", 1, 64),
     "dsparkBlockSize": i("SGLang speculative-dspark-block-size.", 1, 64),
 }, rules=[("!(has(self.method) && self.method == 'dspark' && has(self.adaptiveVerification) && self.adaptiveVerification)",
-           "adaptiveVerification must stay false with dspark (illegal memory accesses)")])
+           "adaptiveVerification must stay false with dspark (illegal memory accesses)", ".adaptiveVerification")])
 
 ENGINE = o("Typed engine settings of a worker; rendered as vLLM flags or an SGLang config file.", {
     "tensorParallelSize": i("--tensor-parallel-size / tp-size.", 1, 64),
@@ -230,7 +239,7 @@ ENGINE = o("Typed engine settings of a worker; rendered as vLLM flags or an SGLa
         "dynToolCallParser": s("Dynamo --dyn-tool-call-parser.", 64, pattern=LOWER_ID),
         "dynEnableStructuralTag": b("Dynamo --dyn-enable-structural-tag."),
     }, rules=[("!(has(self.toolCallParser) && has(self.dynToolCallParser))",
-               "do not combine the engine toolCallParser with dynToolCallParser")]),
+               "do not combine the engine toolCallParser with dynToolCallParser", ".toolCallParser")]),
     "kvEvents": o("--kv-events-config: KV-cache events for KV-aware routing.", {
         "enabled": b("false switches off a block inherited from the recipe. Default: true."),
         "publisher": s("publisher. Default: zmq.", enum=["zmq"]),
@@ -271,7 +280,7 @@ ENGINE = o("Typed engine settings of a worker; rendered as vLLM flags or an SGLa
                      s("An argument.", 4096), 128),
 }, rules=[
     ("!(has(self.eplb) && (!has(self.eplb.enabled) || self.eplb.enabled) && has(self.expertParallel) && !self.expertParallel)",
-     "EPLB needs expertParallel: true"),
+     "EPLB needs expertParallel: true", ".eplb.enabled"),
 ])
 
 ROUTER = o("Typed frontend router settings; rendered as DYN_ROUTER_* env / dynamo.frontend flags.", {
@@ -318,20 +327,20 @@ COMPONENT = o("One component of the graph.", {
     **{f: raw("Upstream field not supported by dgd-operator (rejected).") for f in UNSUPPORTED_COMPONENT_FIELDS},
 }, required=["name"], rules=[
     ("!has(self.type) || (self.type != 'planner' && self.type != 'epp')",
-     "planner and epp components are not supported by dgd-operator (supported: frontend, worker, prefill, decode)"),
-    ("!has(oldSelf.type) || (has(self.type) && self.type == oldSelf.type)", "type is immutable"),
+     "planner and epp components are not supported by dgd-operator (supported: frontend, worker, prefill, decode)",
+     ".type"),
+    ("!has(oldSelf.type) || (has(self.type) && self.type == oldSelf.type)", "type is immutable", ".type"),
     ("!has(self.engine) || !has(self.type) || self.type != 'frontend'",
-     "engine settings apply to worker, prefill and decode components; use router on a frontend"),
+     "engine settings apply to worker, prefill and decode components; use router on a frontend", ".engine"),
     ("!has(self.router) || !has(self.type) || self.type == 'frontend'",
-     "router settings apply to the frontend component only"),
-] + [("!has(self.%s)" % f, "%s is not supported by dgd-operator" % f) for f in UNSUPPORTED_COMPONENT_FIELDS])
+     "router settings apply to the frontend component only", ".router"),
+] + [("!has(self.%s)" % f, "%s is not supported by dgd-operator" % f, "." + f) for f in UNSUPPORTED_COMPONENT_FIELDS])
 
 COMPONENTS = lst("The graph: components keyed by name.", COMPONENT, 25, "map")
 COMPONENTS["x-kubernetes-list-map-keys"] = ["name"]
-COMPONENTS["x-kubernetes-validations"] = [{
-    "rule": "self.all(c, self.filter(d, d.name.lowerAscii() == c.name.lowerAscii()).size() == 1)",
-    "message": "component names must be unique case-insensitively",
-}]
+COMPONENTS["x-kubernetes-validations"] = [rule(
+    "self.all(c, self.filter(d, d.name.lowerAscii() == c.name.lowerAscii()).size() == 1)",
+    "component names must be unique case-insensitively")]
 
 BLACKWELL_RULES = [
     ("moeBackend", "c.engine.moeBackend in ['deep_gemm_mega_moe', 'flashinfer_trtllm', 'flashinfer_mxfp4']",
@@ -340,28 +349,33 @@ BLACKWELL_RULES = [
      "this KV-cache dtype needs Blackwell (B200/GB200), not H200"),
 ]
 ON_H200 = "has(self.placement) && has(self.placement.gpu) && self.placement.gpu == 'H200'"
+# A rule reports at a fixed path: the components list, not the item, for the per-component ones.
 SPEC_RULES = [
     ("!(%s) || !has(self.components) || self.components.all(c, !has(c.engine) || !has(c.engine.%s) || !(%s))"
-     % (ON_H200, field, cond), msg)
+     % (ON_H200, field, cond), msg, ".components")
     for field, cond, msg in BLACKWELL_RULES
 ] + [
     ("!(%s) || !has(self.components) || self.components.all(c, !has(c.engine) || !has(c.engine.attention) || "
      "((!has(c.engine.attention.backend) || !(c.engine.attention.backend in ['FLASHMLA_MEGA_ATTN_DSV41', 'CUTLASS_MLA'])) && "
      "(!has(c.engine.attention.indexerKvDtype) || c.engine.attention.indexerKvDtype != 'mxfp4')))" % ON_H200,
-     "FLASHMLA mega attention, CUTLASS MLA and the MXFP4 sparse indexer need Blackwell (B200/GB200), not H200"),
+     "FLASHMLA mega attention, CUTLASS MLA and the MXFP4 sparse indexer need Blackwell (B200/GB200), not H200",
+     ".components"),
     ("!(has(self.backendFramework) && self.backendFramework == 'sglang' && has(self.placement) && "
      "has(self.placement.gpu) && self.placement.gpu != 'GB200' && "
      "(has(self.recipe) || (has(self.components) && self.components.exists(c, has(c.engine)))))",
-     "there is no SGLang recipe for B200 or H200: SGLang is available on GB200 only"),
+     "there is no SGLang recipe for B200 or H200: SGLang is available on GB200 only", ".placement.gpu"),
     ("!(has(self.placement) && has(self.placement.rdma) && has(self.placement.rdma.nicSelection) && "
      "self.placement.rdma.nicSelection in ['sriov', 'pcieMap']) || "
      "((!has(self.env) || !self.env.exists(e, e.name == 'UCX_NET_DEVICES')) && (!has(self.components) || "
      "self.components.all(c, !has(c.env) || !c.env.exists(e, e.name == 'UCX_NET_DEVICES'))))",
      "a static UCX_NET_DEVICES overrides the NIC each pod selects (placement.rdma.nicSelection): remove it"),
-    ("!has(self.priorityClassName)", "priorityClassName applies to Grove only; not supported by dgd-operator"),
-    ("!has(self.topologyConstraint)", "topologyConstraint applies to Grove only; not supported by dgd-operator"),
-    ("!has(self.providerOverride)", "providerOverride applies to Grove only; not supported by dgd-operator"),
-    ("!has(self.experimental)", "experimental upstream features are not supported by dgd-operator"),
+    ("!has(self.priorityClassName)", "priorityClassName applies to Grove only; not supported by dgd-operator",
+     ".priorityClassName"),
+    ("!has(self.topologyConstraint)", "topologyConstraint applies to Grove only; not supported by dgd-operator",
+     ".topologyConstraint"),
+    ("!has(self.providerOverride)", "providerOverride applies to Grove only; not supported by dgd-operator",
+     ".providerOverride"),
+    ("!has(self.experimental)", "experimental upstream features are not supported by dgd-operator", ".experimental"),
 ]
 
 SMOKE_TEST = o("Serving check: once the graph is Ready the operator sends one chat completion to the frontend "
@@ -400,7 +414,7 @@ ROOT_RULES = [
     ("!has(self.metadata.name) || self.metadata.name.size() <= 63", "metadata.name must be at most 63 characters"),
     ("!has(self.metadata.name) || !has(self.spec.components) || self.spec.components.all(c, self.metadata.name.size() + 1 + c.name.size() <= 63)",
      "<metadata.name>-<component name> must fit 63 characters (the children's names): shorten the DGD or "
-     "component name"),
+     "component name", ".spec.components"),
 ]
 
 CONDITION = o("A status condition (metav1.Condition).", {

@@ -76,9 +76,17 @@ Node set_list(bool smp_merge) {
 
 Node conditions() { return keyed_list({"type"}, nullptr, "type"); }
 
+// A struct replaced whole (Go `+structType=atomic`: OwnerReference, LabelSelector,
+// LocalObjectReference, ObjectReference).
+Node atomic_struct() {
+  Node n = make();
+  n->map_type = FieldSchema::MapType::kAtomic;
+  return n;
+}
+
 Node object_meta() {
   static const Node meta = [] {
-    Node owner_refs = keyed_list({"uid"}, nullptr, "uid");
+    Node owner_refs = keyed_list({"uid"}, atomic_struct(), "uid");
     return with({
         {"labels", string_map()},
         {"annotations", string_map()},
@@ -90,7 +98,9 @@ Node object_meta() {
 }
 
 Node label_selector() {
-  return with({{"matchLabels", string_map()}});
+  Node n = with({{"matchLabels", string_map()}});
+  n->map_type = FieldSchema::MapType::kAtomic;
+  return n;
 }
 
 Node resource_requirements() {
@@ -110,7 +120,7 @@ Node container() {
       {"volumeMounts", keyed_list({"mountPath"}, nullptr, "mountPath")},
       {"volumeDevices", keyed_list({"devicePath"}, nullptr, "devicePath")},
       {"resources", resource_requirements()},
-      {"resizePolicy", keyed_list({"resourceName"}, nullptr, "")},
+      // resizePolicy: an atomic list.
   });
 }
 
@@ -125,7 +135,7 @@ Node pod_spec() {
         {"initContainers", keyed_list({"name"}, c, "name")},
         {"ephemeralContainers", keyed_list({"name"}, c, "name")},
         {"volumes", volumes},
-        {"imagePullSecrets", keyed_list({"name"}, nullptr, "name")},
+        {"imagePullSecrets", keyed_list({"name"}, atomic_struct(), "name")},
         {"hostAliases", keyed_list({"ip"}, nullptr, "ip")},
         {"resourceClaims", keyed_list({"name"}, nullptr, "name")},
         {"schedulingGates", keyed_list({"name"}, nullptr, "name")},
@@ -152,12 +162,14 @@ Node root(std::initializer_list<std::pair<const std::string, Node>> children) {
   return n;
 }
 
-// Kinds with a pod template under spec.template and a status with conditions.
-Node workload(std::initializer_list<std::pair<const std::string, Node>> extra_spec) {
-  Node spec = with(extra_spec);
+// Kinds with a pod template under spec.template and a status with conditions (keyed by
+// type, except Job's, which the API declares atomic).
+Node workload(bool keyed_conditions = true) {
+  Node spec = with({});
   spec->fields["selector"] = label_selector();
   spec->fields["template"] = pod_template_spec();
-  return root({{"spec", spec}, {"status", with({{"conditions", conditions()}})}});
+  Node status = keyed_conditions ? with({{"conditions", conditions()}}) : with({});
+  return root({{"spec", spec}, {"status", status}});
 }
 
 Node pvc_spec() {
@@ -179,7 +191,7 @@ const std::map<Key, Node>& builtins() {
                                {"status", with({{"conditions", conditions()}})}});
     t[{"", "ConfigMap"}] = root({{"data", string_map()}, {"binaryData", string_map()}});
     t[{"", "Secret"}] = root({{"data", string_map()}, {"stringData", string_map()}});
-    t[{"", "ServiceAccount"}] = root({{"secrets", keyed_list({"name"}, nullptr, "name")}});
+    t[{"", "ServiceAccount"}] = root({{"secrets", keyed_list({"name"}, atomic_struct(), "name")}});
     t[{"", "PersistentVolumeClaim"}] =
         root({{"spec", pvc_spec()},
               {"status", with({{"capacity", quantity_map()}, {"allocatedResources", quantity_map()},
@@ -191,11 +203,11 @@ const std::map<Key, Node>& builtins() {
                                              {"conditions", conditions()}})}});
     t[{"", "Event"}] = root({});
     t[{"events.k8s.io", "Event"}] = root({});
-    t[{"apps", "Deployment"}] = workload({});
-    t[{"apps", "ReplicaSet"}] = workload({});
-    t[{"apps", "DaemonSet"}] = workload({});
-    t[{"apps", "StatefulSet"}] = workload({});
-    t[{"batch", "Job"}] = workload({});
+    t[{"apps", "Deployment"}] = workload();
+    t[{"apps", "ReplicaSet"}] = workload();
+    t[{"apps", "DaemonSet"}] = workload();
+    t[{"apps", "StatefulSet"}] = workload();
+    t[{"batch", "Job"}] = workload(/*keyed_conditions=*/false);
     t[{"coordination.k8s.io", "Lease"}] = root({});
     t[{"rbac.authorization.k8s.io", "Role"}] = root({});
     t[{"rbac.authorization.k8s.io", "ClusterRole"}] = root({});

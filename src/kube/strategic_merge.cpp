@@ -3,12 +3,18 @@
 #include "dgd/kube/strategic_merge.h"
 
 #include <algorithm>
+#include <utility>
 #include <string>
 #include <vector>
 
 namespace dgd::kube {
 
 using nlohmann::json;
+
+PatchError::PatchError(Code code, std::string path, const std::string& message)
+    : std::runtime_error(message), code_(code), path_(std::move(path)) {}
+
+int PatchError::http_status() const { return code_ == Code::kMalformed ? 400 : 422; }
 
 namespace {
 

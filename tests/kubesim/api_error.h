@@ -8,9 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kubesim {
 
@@ -50,12 +52,16 @@ class ApiError : public std::runtime_error {
   static ApiError bad_request(const std::string& message) { return ApiError(400, "BadRequest", message); }
   static ApiError invalid(const std::string& group, const std::string& kind, const std::string& name,
                           const nlohmann::json& causes) {
+    // field.ErrorList.ToAggregate: identical errors are said once, several are bracketed.
     std::string list;
+    std::vector<std::string> said;
     for (const auto& c : causes) {
-      if (!list.empty()) list += ", ";
-      list += c.value("field", "") + ": " + c.value("message", "");
+      std::string one = c.value("field", "") + ": " + c.value("message", "");
+      if (std::find(said.begin(), said.end(), one) != said.end()) continue;
+      list += (said.empty() ? "" : ", ") + one;
+      said.push_back(std::move(one));
     }
-    if (causes.size() > 1) list = "[" + list + "]";
+    if (said.size() > 1) list = "[" + list + "]";
     std::string msg = kind + (group.empty() ? "" : "." + group) + " \"" + name + "\" is invalid: " + list;
     return ApiError(422, "Invalid", msg, {{"name", name}, {"group", group}, {"kind", kind}, {"causes", causes}});
   }

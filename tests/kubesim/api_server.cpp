@@ -9,6 +9,7 @@
 #include "kubesim/openapi/field_validation.h"
 #include "kubesim/openapi/openapi_documents.h"
 #include "kubesim/patch_adapter.h"
+#include "kubesim/protobuf/protobuf_body.h"
 #include "kubesim/rbac_escalation.h"
 #include "kubesim/table_printer.h"
 
@@ -552,10 +553,14 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     if (t.plural == "selfsubjectreviews")
       return send(201, authorization::answer_review(t, ns, json::object(), c.identity, authz_));
   }
-  if (!c.req.body.empty() && (ct.find("protobuf") != std::string::npos || ct.find("cbor") != std::string::npos))
+  // Built-in kinds take protobuf bodies (protobuf/protobuf_body.h), custom resources only JSON and YAML.
+  const bool protobuf_accepted = t.builtin && protobuf_bodies_supported();
+  if (!c.req.body.empty() && ((ct.find("protobuf") != std::string::npos && !protobuf_accepted) ||
+                              ct.find("cbor") != std::string::npos))
     throw ApiError(415, "UnsupportedMediaType",
-                   "the body of the request was in an unknown format - accepted media types include: "
-                   "application/json, application/yaml");
+                   std::string("the body of the request was in an unknown format - accepted media types include: "
+                               "application/json, application/yaml") +
+                       (protobuf_accepted ? ", application/vnd.kubernetes.protobuf" : ""));
   if (!t.stored) return send(201, authorization::answer_review(t, ns, parse_body(c.req.body, ct), c.identity, authz_));
   if (verb == "create") {
     if (!sub.empty()) throw method_not_allowed();
@@ -616,7 +621,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
         return patch::merge(target, body);
       }
       if (kind == "strategic") return patch::strategic(t, target, body);
-      return patch::apply(t, &target, body, manager, force);
+      return patch::apply(t, &target, body, manager, force, sub == "status" ? "status" : "");
     };
     if (sub == "scale") {
       json res = store_.mutate(t, ns, name, [&](const json* cur) {

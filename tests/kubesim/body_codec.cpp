@@ -1,6 +1,7 @@
 #include "kubesim/body_codec.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/protobuf/protobuf_body.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -108,6 +109,7 @@ json parse_yaml_body(const std::string& body) {
 }
 
 json parse_body(const std::string& body, const std::string& content_type) {
+  if (content_type.find("protobuf") != std::string::npos) return decode_protobuf_body(body);
   if (content_type.find("yaml") != std::string::npos) {
     // JSON is YAML, but parse it as JSON when it looks like JSON: exact numbers and strings.
     size_t i = body.find_first_not_of(" \t\r\n");

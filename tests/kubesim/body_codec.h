@@ -12,7 +12,8 @@ namespace kubesim {
 
 nlohmann::json parse_json_body(const std::string& body);
 nlohmann::json parse_yaml_body(const std::string& body);
-// Chooses by content type: YAML for *yaml*, JSON otherwise.
+// Chooses by content type: Kubernetes protobuf for *protobuf* (protobuf/protobuf_body.h),
+// YAML for *yaml*, JSON otherwise.
 nlohmann::json parse_body(const std::string& body, const std::string& content_type);
 
 }  // namespace kubesim

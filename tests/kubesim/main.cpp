@@ -5,6 +5,7 @@
 #include "kubesim/controller.h"
 #include "kubesim/http_server.h"
 #include "kubesim/kubeconfig.h"
+#include "kubesim/crd/cel_evaluator.h"
 #include "kubesim/openapi/swagger_document.h"
 #include "kubesim/request_log.h"
 #include "kubesim/resource_registry.h"
@@ -78,6 +79,10 @@ int main(int argc, char** argv) {
   app.add_option("--openapi", openapi_file,
                  "the Kubernetes OpenAPI v2 document that defines the built-in kinds (default: the embedded 1.32 "
                  "document)");
+  std::string cel_evaluator;
+  app.add_option("--cel-evaluator", cel_evaluator,
+                 "folder of the CEL evaluator (cel_server.mjs and its node_modules) that checks CRD "
+                 "x-kubernetes-validations rules (default: the source tree's tests/kubesim/crd/cel)");
   kubesim::cluster::ClusterOptions cluster_opts;
   kubesim::cluster::add_cli_options(app, cluster_opts);
   CLI11_PARSE(app, argc, argv);
@@ -93,6 +98,7 @@ int main(int argc, char** argv) {
 
   try {
     if (!openapi_file.empty()) kubesim::openapi::load_swagger_file(openapi_file);
+    if (!cel_evaluator.empty()) kubesim::crd::CelEvaluator::instance().set_directory(cel_evaluator);
     kubesim::ResourceRegistry registry;
     for (const auto& gp : without_resources) {
       const auto slash = gp.rfind('/');

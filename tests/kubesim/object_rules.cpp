@@ -1,6 +1,7 @@
 #include "kubesim/object_rules.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/crd/custom_resource_validation.h"
 #include "kubesim/defaults/served_kind_defaults.h"
 #include "kubesim/openapi/field_validation.h"
 #include "kubesim/patch_adapter.h"
@@ -188,6 +189,7 @@ std::string random_suffix(size_t n) {
 }
 
 void apply_defaults(const ResourceType& t, json& obj, bool create) {
+  if (t.custom) crd::apply_schema_defaults(t, obj);
   if (!obj.contains("spec") && (t.kind == "Deployment" || t.kind == "Service" || t.kind == "Pod")) return;
   const std::string& k = t.kind;
   if (t.group.empty()) {
@@ -559,50 +561,12 @@ const std::set<std::string> kMetaFields = {"name", "generateName", "namespace", 
                                            "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
                                            "finalizers", "managedFields"};
 
-// Unknown fields of `value` under `schema` (structural schema walk).
-void schema_unknown(const json& schema, json& value, const std::string& path, std::vector<std::string>& unknown,
-                    bool prune) {
-  if (!schema.is_object() || schema.value("x-kubernetes-preserve-unknown-fields", false)) return;
-  if (value.is_object()) {
-    if (schema.contains("properties") && schema["properties"].is_object()) {
-      const json& props = schema["properties"];
-      std::vector<std::string> drop;
-      for (auto it = value.begin(); it != value.end(); ++it) {
-        std::string p = path.empty() ? it.key() : path + "." + it.key();
-        if (props.contains(it.key())) schema_unknown(props[it.key()], it.value(), p, unknown, prune);
-        else {
-          unknown.push_back(p);
-          drop.push_back(it.key());
-        }
-      }
-      if (prune)
-        for (const auto& k : drop) value.erase(k);
-    } else if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object()) {
-      for (auto it = value.begin(); it != value.end(); ++it)
-        schema_unknown(schema["additionalProperties"], it.value(), path + "." + it.key(), unknown, prune);
-    }
-  } else if (value.is_array() && schema.contains("items")) {
-    for (size_t i = 0; i < value.size(); ++i)
-      schema_unknown(schema["items"], value[i], path + "[" + std::to_string(i) + "]", unknown, prune);
-  }
-}
-
 }  // namespace
 
 void check_unknown_fields(const ResourceType& t, json& obj, bool strict) {
   std::vector<std::string> unknown;
   if (t.custom && t.schema.is_object()) {
-    json body = obj;
-    body.erase("apiVersion");
-    body.erase("kind");
-    body.erase("metadata");
-    schema_unknown(t.schema, body, "", unknown, !strict);
-    if (!strict) {
-      body["apiVersion"] = obj["apiVersion"];
-      body["kind"] = obj["kind"];
-      body["metadata"] = obj["metadata"];
-      obj = std::move(body);
-    }
+    unknown = crd::prune_unknown_fields(t, obj, strict);
   } else if (!t.custom) {
     // Every level, from Kubernetes' OpenAPI document (openapi/field_validation.h).
     auto found = openapi::drop_unknown_fields(t, obj);

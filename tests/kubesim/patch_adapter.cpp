@@ -1,72 +1,34 @@
-// Routes every patch flavour to the project's patch library (include/dgd/kube)
-// and maps its errors to the Status the real server returns.
+// Routes every patch flavour to kube-sim's own patch and apply code (tests/kubesim/apply)
+// with the merge type of the resource.
 #include "kubesim/patch_adapter.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/apply/json_patches.h"
+#include "kubesim/apply/merge_schema.h"
+#include "kubesim/apply/server_side_apply.h"
+#include "kubesim/apply/strategic_merge.h"
+#include "kubesim/cluster/quantity.h"
 #include "kubesim/object_rules.h"
-
-#include "dgd/kube/field_schema.h"
-#include "dgd/kube/json_patch.h"
-#include "dgd/kube/merge_patch.h"
-#include "dgd/kube/quantity.h"
-#include "dgd/kube/server_side_apply.h"
-#include "dgd/kube/strategic_merge.h"
-
-#include <map>
-#include <memory>
-#include <mutex>
 
 namespace kubesim::patch {
 
 using nlohmann::json;
 
-namespace {
+json merge(const json& target, const json& p) { return apply::apply_merge_patch(target, p); }
 
-[[noreturn]] void rethrow(const dgd::kube::PatchError& e) {
-  if (e.http_status() == 400) throw ApiError::bad_request(e.what());
-  throw ApiError(e.http_status(), "Invalid",
-                 std::string("the server rejected our request due to an error in our request: ") + e.what());
-}
-
-// Schemas of custom resources, built once per registered type.
-const dgd::kube::FieldSchema& schema_of(const ResourceType& t) {
-  if (!t.custom)
-    if (const auto* s = dgd::kube::builtin_schema(t.group, t.kind)) return *s;
-  static std::mutex mu;
-  static std::map<const void*, std::pair<json, std::shared_ptr<dgd::kube::FieldSchema>>> cache;
-  std::lock_guard lock(mu);
-  auto& slot = cache[&t];
-  if (!slot.second || slot.first != t.schema) {
-    slot.first = t.schema;
-    slot.second = std::make_shared<dgd::kube::FieldSchema>(dgd::kube::FieldSchema::custom_resource(t.schema));
-  }
-  return *slot.second;
-}
-
-}  // namespace
-
-json merge(const json& target, const json& p) { return dgd::kube::apply_merge_patch(target, p); }
-
-json json_patch(const json& target, const json& ops) {
-  try {
-    return dgd::kube::apply_json_patch(target, ops);
-  } catch (const dgd::kube::PatchError& e) {
-    rethrow(e);
-  }
-}
+json json_patch(const json& target, const json& ops) { return apply::apply_json_patch(target, ops); }
 
 json strategic(const ResourceType& t, const json& target, const json& p) {
-  try {
-    return dgd::kube::apply_strategic_merge_patch(target, p, schema_of(t));
-  } catch (const dgd::kube::PatchError& e) {
-    rethrow(e);
-  }
+  const apply::RootType type = apply::type_of(t);
+  return apply::apply_strategic_merge_patch(target, p, type.root);
 }
 
-json apply(const ResourceType& t, const json* current, const json& applied, const std::string& manager, bool force) {
-  dgd::kube::ApplyOptions o;
+json apply(const ResourceType& t, const json* current, const json& applied, const std::string& manager, bool force,
+           const std::string& subresource) {
+  apply::ApplyOptions o;
   o.manager = manager;
   o.force = force;
+  o.subresource = subresource;
   o.status_subresource = t.has_status;
   o.time = rules::now_rfc3339();
   // The apiserver checks this before anything else, as a 400 (structuredmerge.go).
@@ -74,34 +36,25 @@ json apply(const ResourceType& t, const json* current, const json& applied, cons
     if (auto mf = m->find("managedFields"); mf != m->end() && !mf->is_null())
       throw ApiError::bad_request("metadata.managedFields must be nil");
   }
-  try {
-    auto r = dgd::kube::server_side_apply(current ? *current : json(), applied, schema_of(t), o);
-    if (!r.ok()) throw ApiError::from_status(dgd::kube::conflict_status(r.conflicts));
-    return r.object;
-  } catch (const dgd::kube::PatchError& e) {
-    rethrow(e);
-  }
+  const apply::RootType type = apply::type_of(t);
+  auto r = apply::server_side_apply(current ? *current : json(), applied, type.root, o);
+  if (!r.ok()) throw ApiError::from_status(apply::conflict_status(r.conflicts));
+  return r.object;
 }
 
 void record_update(const ResourceType& t, const json* before, json& after, const std::string& manager,
                    const std::string& subresource) {
-  dgd::kube::UpdateOptions o;
+  apply::UpdateOptions o;
   o.manager = manager;
   o.subresource = subresource;
   o.status_subresource = t.has_status;
   o.time = rules::now_rfc3339();
-  try {
-    after = dgd::kube::record_update(before ? *before : json(), after, schema_of(t), o);
-  } catch (const dgd::kube::PatchError& e) {
-    rethrow(e);
-  }
+  const apply::RootType type = apply::type_of(t);
+  after = apply::record_update(before ? *before : json(), after, type.root, o);
 }
 
-std::string canonical_quantity(const std::string& q) {
-  auto c = dgd::kube::canonical_quantity(json(q));
-  return c ? *c : q;
-}
+std::string canonical_quantity(const std::string& q) { return cluster::canonical_quantity(q).value_or(q); }
 
-bool quantity_valid(const std::string& q) { return dgd::kube::Quantity::parse(q).has_value(); }
+bool quantity_valid(const std::string& q) { return cluster::canonical_quantity(q).has_value(); }
 
 }  // namespace kubesim::patch

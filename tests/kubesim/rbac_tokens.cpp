@@ -52,81 +52,10 @@ std::string plural_of_bindable(const std::string& kind) {
   return "";
 }
 
-// A protobuf message as field number -> values (varints as numbers, length-delimited
-// fields as bytes). Enough for the TokenRequest kubectl sends.
-struct ProtoField {
-  uint64_t varint = 0;
-  std::string bytes;
-};
-std::multimap<int, ProtoField> proto_fields(const std::string& msg) {
-  std::multimap<int, ProtoField> out;
-  size_t i = 0;
-  auto varint = [&]() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (i >= msg.size()) throw ApiError::bad_request("the body of the request was in an unknown format: truncated protobuf");
-      const auto b = static_cast<uint8_t>(msg[i++]);
-      v |= uint64_t(b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    throw ApiError::bad_request("the body of the request was in an unknown format: bad protobuf varint");
-  };
-  while (i < msg.size()) {
-    const uint64_t key = varint();
-    ProtoField f;
-    switch (key & 7) {
-      case 0: f.varint = varint(); break;
-      case 2: {
-        const uint64_t n = varint();
-        if (n > msg.size() - i) throw ApiError::bad_request("the body of the request was in an unknown format: truncated protobuf");
-        f.bytes = msg.substr(i, n);
-        i += n;
-        break;
-      }
-      case 1: i += 8; break;
-      case 5: i += 4; break;
-      default: throw ApiError::bad_request("the body of the request was in an unknown format: bad protobuf wire type");
-    }
-    if (i > msg.size()) throw ApiError::bad_request("the body of the request was in an unknown format: truncated protobuf");
-    out.emplace(static_cast<int>(key >> 3), std::move(f));
-  }
-  return out;
-}
-
-// k8s.io/api/authentication/v1 generated.proto: TokenRequest{1 metadata, 2 spec},
-// TokenRequestSpec{1 audiences, 3 boundObjectRef, 4 expirationSeconds},
-// BoundObjectReference{1 kind, 2 apiVersion, 3 name, 4 uid}.
-json token_request_from_protobuf(const std::string& body) {
-  if (body.compare(0, 4, std::string("k8s\0", 4)) != 0)
-    throw ApiError::bad_request("the body of the request was in an unknown format: missing the protobuf envelope");
-  auto envelope = proto_fields(body.substr(4));  // runtime.Unknown{1 typeMeta, 2 raw}
-  auto raw = envelope.find(2);
-  json spec = json::object();
-  if (raw == envelope.end()) return {{"spec", spec}};
-  auto request = proto_fields(raw->second.bytes);
-  auto spec_field = request.find(2);
-  if (spec_field == request.end()) return {{"spec", spec}};
-  auto fields = proto_fields(spec_field->second.bytes);
-  json audiences = json::array();
-  for (auto [it, end] = fields.equal_range(1); it != end; ++it) audiences.push_back(it->second.bytes);
-  if (!audiences.empty()) spec["audiences"] = audiences;
-  if (auto e = fields.find(4); e != fields.end()) spec["expirationSeconds"] = static_cast<int64_t>(e->second.varint);
-  if (auto b = fields.find(3); b != fields.end()) {
-    auto ref = proto_fields(b->second.bytes);
-    json r = json::object();
-    const char* names[] = {nullptr, "kind", "apiVersion", "name", "uid"};
-    for (int n = 1; n <= 4; ++n)
-      if (auto f = ref.find(n); f != ref.end()) r[names[n]] = f->second.bytes;
-    spec["boundObjectRef"] = r;
-  }
-  return {{"spec", spec}};
-}
-
 }  // namespace
 
 json token_request_body(const std::string& body, const std::string& content_type) {
   if (body.empty()) return json::object();
-  if (content_type.find("protobuf") != std::string::npos) return token_request_from_protobuf(body);
   return parse_body(body, content_type);
 }
 

@@ -30,7 +30,7 @@ namespace kubesim::rbac {
 extern const char* const kApiAudience;
 
 // The request body as JSON: `kubectl create token` sends the TokenRequest as
-// protobuf (Content-Type application/vnd.kubernetes.protobuf, the "k8s\0" envelope);
+// protobuf (Content-Type application/vnd.kubernetes.protobuf, decoded by parse_body);
 // JSON and YAML bodies are parsed as such; an empty body is {}. Throws ApiError 400
 // on a malformed body.
 nlohmann::json token_request_body(const std::string& body, const std::string& content_type);

@@ -1,6 +1,7 @@
 #include "kubesim/store.h"
 
 #include "kubesim/api_error.h"
+#include "kubesim/crd/custom_resource_validation.h"
 #include "dgd/kube/base64.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/patch_adapter.h"
@@ -405,6 +406,7 @@ json Store::do_create(const ResourceType& t, const std::string& ns, json obj, co
   rules::reset_status_on_create(t, obj);
   rules::apply_defaults(t, obj, true);
   rules::validate(t, obj);
+  if (t.custom) crd::validate_custom_resource(t, obj, nullptr);
   if (!o.apply) {
     obj["metadata"].erase("managedFields");
     if (!o.field_manager.empty()) patch::record_update(t, nullptr, obj, o.field_manager, o.subresource);
@@ -412,6 +414,7 @@ json Store::do_create(const ResourceType& t, const std::string& ns, json obj, co
 
   if (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions") {
     // Validate (throws 422) before anything is stored; register only on a real write.
+    crd::check_definition(obj);
     if (o.dry_run) {
       ResourceRegistry scratch;
       scratch.register_crd(obj);
@@ -431,18 +434,27 @@ json Store::do_create(const ResourceType& t, const std::string& ns, json obj, co
   return obj;
 }
 
+namespace {
+// A custom resource read from storage is defaulted by its schema, as the apiserver's decoder does.
+json read_view(const ResourceType& t, const json& stored) {
+  json o = stored;
+  crd::apply_schema_defaults(t, o);
+  return o;
+}
+}  // namespace
+
 json Store::get(const ResourceType& t, const std::string& ns, const std::string& name) const {
   std::lock_guard lock(mu_);
   const json* o = find(t, ns, name);
   if (!o) throw ApiError::not_found(t.group, t.plural, name);
-  return *o;
+  return crd::defaults_on_read(t) ? read_view(t, *o) : *o;
 }
 
 std::optional<json> Store::try_get(const ResourceType& t, const std::string& ns, const std::string& name) const {
   std::lock_guard lock(mu_);
   const json* o = find(t, ns, name);
   if (!o) return std::nullopt;
-  return *o;
+  return crd::defaults_on_read(t) ? read_view(t, *o) : *o;
 }
 
 void Store::expired(uint64_t rv) const {
@@ -545,6 +557,7 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
     out.rv = at ? at : rv_;
   }
   auto it = have_start ? src->upper_bound(start_after) : src->begin();
+  const bool defaulted = crd::defaults_on_read(t);
   int64_t count = 0;
   std::string last_key;
   for (; it != src->end(); ++it) {
@@ -564,8 +577,15 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
       if (o.labels.empty() && o.fields.empty()) out.remaining = rest;
       break;
     }
-    if (o.as_text) out.texts.push_back(text_of(t, it->first, obj, src != &snapshot_storage));
-    else out.items.push_back(obj);
+    if (defaulted) {
+      json view = read_view(t, obj);
+      if (o.as_text) out.texts.push_back(text_of(t, it->first, view, false));
+      else out.items.push_back(std::move(view));
+    } else if (o.as_text) {
+      out.texts.push_back(text_of(t, it->first, obj, src != &snapshot_storage));
+    } else {
+      out.items.push_back(obj);
+    }
     last_key = it->first;
     ++count;
   }
@@ -635,11 +655,16 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
                              "the object has been modified; please apply your changes to the latest version and try again");
 
   if (o.subresource == "status") {
+    if (t.custom) rules::check_unknown_fields(t, obj, o.strict_fields);  // the body is decoded (pruned) whole
     json next = current;
     if (obj.contains("status")) next["status"] = obj["status"];
     else next.erase("status");
     if (obj["metadata"].contains("managedFields")) next["metadata"]["managedFields"] = obj["metadata"]["managedFields"];
     obj = std::move(next);
+    if (t.custom) {
+      crd::apply_schema_defaults(t, obj);
+      crd::validate_custom_resource_status(t, obj, current);
+    }
   } else {
     rules::check_unknown_fields(t, obj, o.strict_fields);
     if (t.has_status) {
@@ -682,6 +707,7 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
         current["spec"].contains("selector") && !obj["spec"].contains("selector"))
       obj["spec"]["selector"] = current["spec"]["selector"];
     rules::validate(t, obj);
+    if (t.custom) crd::validate_custom_resource(t, obj, &current);
   }
 
   json& md = obj["metadata"];
@@ -704,6 +730,7 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
 
   const bool finishing = meta(obj).contains("deletionTimestamp") && finalizers_empty(obj);
   if (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions" && !finishing) {
+    crd::check_definition(obj);
     if (o.dry_run) {
       ResourceRegistry scratch;
       scratch.register_crd(obj);

@@ -1,4 +1,7 @@
-// FieldSchema: how the fields of a Kubernetes object merge, per path.
+// FieldSchema: how the operator expects the fields of a Kubernetes object to merge,
+// per path, for holds_desired (desired_state.h), strategic merge of pod templates and
+// quantity canonicalization. The tables are the operator's own; kube-sim derives its
+// merge types from Kubernetes' OpenAPI document instead, so that the one judges the other.
 //
 // One tree node per field. A list node says whether the list is atomic
 // (replaced whole), a set of scalars, or a map keyed by some item fields

@@ -1,16 +1,39 @@
-// Strategic merge patch (Content-Type application/strategic-merge-patch+json)
-// for built-in kinds, following apimachinery's pkg/util/strategicpatch with the
-// server's options (MergeParallelList, IgnoreUnmatchedNulls).
+// Strategic merge for the operator: a user's podTemplate over the operator's defaults
+// (render, recipes), with the merge keys of the operator's field schemas, following
+// apimachinery's pkg/util/strategicpatch (MergeParallelList, IgnoreUnmatchedNulls).
 //
 // Pure functions on nlohmann::json; no I/O, thread-compatible.
 #pragma once
 
+#include <stdexcept>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "dgd/kube/field_schema.h"
-#include "dgd/kube/merge_patch.h"  // PatchError
 
 namespace dgd::kube {
+
+// PatchError is thrown when a patch document is ill-formed or cannot be applied.
+// path() is the field path (".spec.containers") that failed.
+class PatchError : public std::runtime_error {
+ public:
+  enum class Code {
+    kMalformed,  // the patch itself is not an object: 400 BadRequest for a server
+    kInvalid,    // well-formed but cannot be applied (missing merge key, bad directive)
+  };
+
+  PatchError(Code code, std::string path, const std::string& message);
+
+  Code code() const { return code_; }
+  const std::string& path() const { return path_; }
+  // 400 for kMalformed, 422 otherwise.
+  int http_status() const;
+
+ private:
+  Code code_;
+  std::string path_;
+};
 
 // Applies `patch` to `original` and returns the result (inputs untouched).
 //  - objects merge key by key; `null` deletes the key;

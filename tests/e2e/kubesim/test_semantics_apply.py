@@ -3,7 +3,10 @@ sharing an object, managedFields contents (manager, operation, apiVersion, time,
 FieldsV1 with f:/k: keys), shared ownership of equal values, conflicts with Apply and
 Update managers (409 + FieldManagerConflict causes), force, removal of a field only
 when its last owner stops applying it, associative lists merged by key, and the
-request errors (no fieldManager, managedFields in the body)."""
+request errors (no fieldManager, managedFields in the body), and list and map semantics
+read from Kubernetes' OpenAPI document (atomic LabelSelector and tolerations, ports keyed
+by containerPort and the defaulted protocol, finalizers as a set), and applies to the
+status subresource."""
 import json
 
 from kubesim import KubeSim
@@ -126,6 +129,64 @@ def associative_lists(sim):
     assert "f:replicas" not in fields["ctl"]["f:spec"], fields["ctl"]["f:spec"]
 
 
+def schema_from_document(sim):
+    """What the OpenAPI document says about a Deployment's fields shows in managedFields."""
+    p = DEPLOYS + "/typed"
+    body = {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "typed", "finalizers": ["example.com/keep"]},
+            "spec": {"selector": {"matchLabels": {"app": "typed"}},
+                     "template": {"metadata": {"labels": {"app": "typed"}},
+                                  "spec": {"containers": [{"name": "main", "image": "a:1",
+                                                           "ports": [{"containerPort": 80}]}],
+                                           "tolerations": [{"key": "gpu", "operator": "Exists"}]}}}}
+    obj = ok(apply(sim, p, body, "typer"), 201)
+    f = {m["manager"]: m["fieldsV1"] for m in obj["metadata"]["managedFields"]}["typer"]
+    # LabelSelector is an atomic struct: owned whole, no f:matchLabels below it.
+    assert f["f:spec"]["f:selector"] == {}, f["f:spec"]["f:selector"]
+    pod = f["f:spec"]["f:template"]["f:spec"]
+    assert pod["f:tolerations"] == {}, pod  # an atomic list
+    # Ports are keyed by containerPort and protocol; protocol is defaulted to TCP for the key.
+    ports = pod["f:containers"]['k:{"name":"main"}']["f:ports"]
+    assert set(ports) == {'k:{"containerPort":80,"protocol":"TCP"}'}, ports
+    assert f["f:metadata"]["f:finalizers"] == {'v:"example.com/keep"': {}}, f["f:metadata"]
+    # Another applier's tolerations conflict on the list as a whole.
+    other = json.loads(json.dumps(body))
+    other["spec"]["template"]["spec"] = {"tolerations": [{"key": "other", "operator": "Exists"}]}
+    del other["spec"]["selector"]
+    status, result = apply(sim, p, other, "rival")
+    expect_status(status, result, 409, "Conflict")
+    fields = [c["field"] for c in result["details"]["causes"]]
+    assert fields == [".spec.template.spec.tolerations"], fields
+    # Let the object go.
+    ok(apply(sim, p, dict(body, metadata={"name": "typed", "finalizers": []}), "typer"))
+
+
+def status_subresource(sim):
+    """An apply to /status owns only .status, in an entry marked subresource: status."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                                  "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                                      "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                                      "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}]}}
+    ok(sim.request("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "POST", json.dumps(crd)), 201)
+    p = "/apis/example.com/v1/namespaces/default/widgets/w"
+    body = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}}
+    ok(apply(sim, p, dict(body, status={"phase": "ignored"}), "spec-owner"), 201)
+    obj = ok(apply(sim, p + "/status", {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                                        "status": {"phase": "Ready"}}, "status-owner"))
+    assert obj["status"] == {"phase": "Ready"}, obj.get("status")
+    assert obj["spec"] == {"size": 1}, obj["spec"]
+    entries = {m["manager"]: m for m in obj["metadata"]["managedFields"]}
+    st = entries["status-owner"]
+    assert st["operation"] == "Apply" and st.get("subresource") == "status", st
+    assert st["fieldsV1"] == {"f:status": {"f:phase": {}}}, st["fieldsV1"]
+    assert "subresource" not in entries["spec-owner"], entries["spec-owner"]
+    assert "f:status" not in entries["spec-owner"]["fieldsV1"], entries["spec-owner"]
+
+
 def request_errors(sim):
     status, body = sim.request(CM + "/noman", "PATCH", json.dumps(cm(a="1")), headers=APPLY)
     expect_status(status, body, 422, "Invalid", contains="fieldManager")
@@ -148,6 +209,8 @@ def main():
         two_managers(sim)
         conflicts_and_force(sim)
         associative_lists(sim)
+        schema_from_document(sim)
+        status_subresource(sim)
         request_errors(sim)
     print("server-side apply semantics: ok")
 

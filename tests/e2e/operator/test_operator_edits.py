@@ -62,12 +62,12 @@ def main():
         for key in kids:
             assert any(key.replace("/", " ", 1) in m for m in created), (key, created)
 
-        # --- an invalid edit changes nothing that serves.
+        # --- an invalid edit changes nothing that serves. The mistake is one only the operator
+        # sees (parallelism versus the pod's GPUs): the CRD would refuse one it can express.
         before = {k: o["metadata"]["resourceVersion"] for k, o in children(env, name).items()}
         seq = env.last_seq()
         gen = merge_patch(env, name, {"spec": {"components": [
-            {"name": "DecodeWorker", "type": "decode", "engine": {"tensorParallelSize": 3, "expertParallel": False,
-                                                                  "eplb": {"enabled": True}}}]}})
+            {"name": "DecodeWorker", "type": "decode", "engine": {"tensorParallelSize": 3}}]}})
         d = wait_until("SpecValid=False", lambda: (lambda d: d if (condition(d, "SpecValid") or {}).get("status") == "False"
                                                     and d["status"]["observedGeneration"] == gen else None)(env.dgd(name, NS)))
         msg = condition(d, "SpecValid")["message"]

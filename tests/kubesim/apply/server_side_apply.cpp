@@ -1,7 +1,11 @@
 // Server-side apply after kube-apiserver's fieldmanager chain and
 // structured-merge-diff's Updater (Apply = merge, prune, update; Update =
 // compare, move ownership), on nlohmann::json with a FieldSchema.
-#include "dgd/kube/server_side_apply.h"
+#include "kubesim/apply/server_side_apply.h"
+
+#include "kubesim/api_error.h"
+#include "kubesim/apply/field_set.h"
+#include "kubesim/cluster/quantity.h"
 
 #include <algorithm>
 #include <map>
@@ -11,9 +15,8 @@
 #include <tuple>
 #include <vector>
 
-#include "dgd/kube/quantity.h"
 
-namespace dgd::kube {
+namespace kubesim::apply {
 
 using nlohmann::json;
 
@@ -23,168 +26,64 @@ const char* const kLastApplied = "kubectl.kubernetes.io/last-applied-configurati
 const char* const kBeforeFirstApply = "before-first-apply";
 
 // ---------------------------------------------------------------------------
-// Field sets: a trie of path elements ("f:name", "k:{..}", "v:..", "i:N").
-
-struct FieldSet {
-  bool member = false;
-  std::map<std::string, FieldSet> children;
-
-  bool empty() const {
-    if (member) return false;
-    for (const auto& [k, c] : children) {
-      if (!c.empty()) return false;
-    }
-    return true;
-  }
-  const FieldSet* child(const std::string& pe) const {
-    auto it = children.find(pe);
-    return it == children.end() ? nullptr : &it->second;
-  }
-  void compact() {
-    for (auto it = children.begin(); it != children.end();) {
-      it->second.compact();
-      it = it->second.empty() ? children.erase(it) : std::next(it);
-    }
-  }
-};
-
-FieldSet unite(const FieldSet& a, const FieldSet& b) {
-  FieldSet out = a;
-  out.member = a.member || b.member;
-  for (const auto& [k, c] : b.children) {
-    auto it = out.children.find(k);
-    out.children[k] = it == out.children.end() ? c : unite(it->second, c);
-  }
-  return out;
-}
-
-FieldSet difference(const FieldSet& a, const FieldSet& b) {
-  FieldSet out;
-  out.member = a.member && !b.member;
-  for (const auto& [k, c] : a.children) {
-    const FieldSet* other = b.child(k);
-    FieldSet d = other ? difference(c, *other) : c;
-    if (!d.empty()) out.children[k] = std::move(d);
-  }
-  return out;
-}
-
-FieldSet intersect(const FieldSet& a, const FieldSet& b) {
-  FieldSet out;
-  out.member = a.member && b.member;
-  for (const auto& [k, c] : a.children) {
-    const FieldSet* other = b.child(k);
-    if (!other) continue;
-    FieldSet i = intersect(c, *other);
-    if (!i.empty()) out.children[k] = std::move(i);
-  }
-  return out;
-}
-
-json to_fields_v1(const FieldSet& s) {
-  json out = json::object();
-  if (s.member && !s.children.empty()) out["."] = json::object();
-  for (const auto& [k, c] : s.children) {
-    if (!c.empty()) out[k] = to_fields_v1(c);
-  }
-  return out;
-}
-
-FieldSet from_fields_v1(const json& j) {
-  FieldSet s;
-  if (!j.is_object()) return s;
-  for (const auto& [k, v] : j.items()) {
-    if (k == ".") {
-      s.member = true;
-      continue;
-    }
-    FieldSet c = from_fields_v1(v);
-    if (v.is_object() && v.empty()) c.member = true;
-    s.children[k] = std::move(c);
-  }
-  return s;
-}
-
-// ".spec.containers[name=\"c\"].image" from a list of path elements.
-std::string path_string(const std::vector<std::string>& elements) {
-  std::string out;
-  for (const std::string& pe : elements) {
-    std::string body = pe.substr(2);
-    switch (pe[0]) {
-      case 'f':
-        out += "." + body;
-        break;
-      case 'k': {
-        json key = json::parse(body, nullptr, false);
-        std::string inner;
-        if (key.is_object()) {
-          for (const auto& [k, v] : key.items()) {
-            if (!inner.empty()) inner += ",";
-            inner += k + "=" + v.dump();
-          }
-        }
-        out += "[" + inner + "]";
-        break;
-      }
-      case 'v':
-        out += "[=" + body + "]";
-        break;
-      default:
-        out += "[" + body + "]";
-        break;
-    }
-  }
-  return out;
-}
-
-void member_paths(const FieldSet& s, std::vector<std::string>& prefix, std::vector<std::string>& out) {
-  if (s.member) out.push_back(path_string(prefix));
-  for (const auto& [k, c] : s.children) {
-    prefix.push_back(k);
-    member_paths(c, prefix, out);
-    prefix.pop_back();
-  }
-}
-
-std::vector<std::string> member_paths(const FieldSet& s) {
-  std::vector<std::string> prefix, out;
-  member_paths(s, prefix, out);
-  return out;
-}
-
-// ---------------------------------------------------------------------------
 // Walking values with the schema.
 
 [[noreturn]] void invalid(const std::string& message) {
-  throw PatchError(PatchError::Code::kInvalid, "", message);
+  throw ApiError(422, "Invalid", "the server rejected our request due to an error in our request: " + message);
+}
+
+// Whether a value is walked entry by entry (granular map) or item by item (set or
+// associative list); anything else is one leaf. A value of a shape the type does not
+// allow is a leaf too (the typed decoder rejects such objects before they get here).
+bool granular_map(const json& v, const TypeRef& t) { return v.is_object() && t.allows_map() && !t.map_atomic(); }
+bool granular_list(const json& v, const TypeRef& t) {
+  return v.is_array() && t.allows_list() && t.list_type() != ListType::atomic;
+}
+
+// The server decodes quantities before merging, so what it merges, stores and compares
+// is their canonical form. A value that does not parse is left for validation to report.
+void canonicalize_quantities(json& v, const TypeRef& t) {
+  if (t.quantity()) {
+    if (v.is_string() || v.is_number()) {
+      if (auto c = cluster::canonical_quantity(v.is_string() ? v.get<std::string>() : v.dump())) v = *c;
+    }
+    return;
+  }
+  if (v.is_object() && t.allows_map()) {
+    for (auto it = v.begin(); it != v.end(); ++it) canonicalize_quantities(*it, t.field(it.key()));
+  } else if (v.is_array() && t.allows_list()) {
+    const TypeRef& item = t.item();
+    for (json& e : v) canonicalize_quantities(e, item);
+  }
 }
 
 // Path element of list item `item` at index `i`. Strict (applied config):
 // errors for items a keyed list cannot identify; lenient (stored objects):
 // falls back to the index.
-std::string item_element(const json& item, const FieldSchema& list, size_t i, bool strict,
+std::string item_element(const json& item, const TypeRef& list, size_t i, bool strict,
                          const std::string& where) {
-  if (list.list_type == FieldSchema::ListType::kSet) {
+  if (list.list_type() == ListType::set) {
     if (item.is_object() || item.is_array()) {
       if (strict) invalid(where + ": set list items must be scalars, got " + item.dump());
       return "i:" + std::to_string(i);
     }
     return "v:" + item.dump();
   }
-  if (list.list_type == FieldSchema::ListType::kMap) {
+  if (list.list_type() == ListType::map) {
     if (!item.is_object()) {
       if (strict) invalid(where + ": associative list items must be objects, got " + item.dump());
       return "i:" + std::to_string(i);
     }
     json key = json::object();
-    for (const std::string& k : list.list_keys) {
+    for (const std::string& k : list.list_keys()) {
       auto it = item.find(k);
       if (it != item.end() && !it->is_null()) {
         key[k] = *it;
-      } else if (auto d = list.list_key_defaults.find(k); d != list.list_key_defaults.end()) {
-        key[k] = d->second;
+      } else if (auto d = list.key_default(k)) {
+        key[k] = *d;
       } else {
-        if (strict) invalid(where + ": associative list with keys has an element that omits key field \"" + k + "\"");
+        if (strict) invalid(where + ": associative list with keys has an element that omits key field \"" + k +
+                           "\" (and doesn't have default value)");
         return "i:" + std::to_string(i);
       }
     }
@@ -194,12 +93,12 @@ std::string item_element(const json& item, const FieldSchema& list, size_t i, bo
 }
 
 // Path elements of all items of a non-atomic list; strict mode rejects duplicates.
-std::vector<std::string> item_elements(const json& list, const FieldSchema& schema, bool strict,
+std::vector<std::string> item_elements(const json& list, const TypeRef& type, bool strict,
                                        const std::string& where) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (size_t i = 0; i < list.size(); ++i) {
-    std::string pe = item_element(list[i], schema, i, strict, where);
+    std::string pe = item_element(list[i], type, i, strict, where);
     if (strict && !seen.insert(pe).second) {
       invalid(where + ": duplicate entries for key " + path_string({pe}));
     }
@@ -209,9 +108,9 @@ std::vector<std::string> item_elements(const json& list, const FieldSchema& sche
 }
 
 // ToFieldSet: the leaf fields, list items, map entries, empty and atomic values.
-void collect(const json& v, const FieldSchema& s, FieldSet& node, bool strict, const std::string& where) {
+void collect(const json& v, const TypeRef& s, FieldSet& node, bool strict, const std::string& where) {
   if (v.is_object()) {
-    if (s.map_type == FieldSchema::MapType::kAtomic || v.empty()) {
+    if (!granular_map(v, s) || v.empty()) {
       node.member = true;
       return;
     }
@@ -219,10 +118,10 @@ void collect(const json& v, const FieldSchema& s, FieldSet& node, bool strict, c
       FieldSet& c = node.children["f:" + k];
       collect(child, s.field(k), c, strict, strict ? where + "." + k : where);
       if (child.is_null() || (child.is_object() && child.empty())) c.member = true;
-      if (s.is_map && !s.fields.count(k)) c.member = true;
+      if (!s.is_struct_field(k)) c.member = true;
     }
   } else if (v.is_array()) {
-    if (s.list_type == FieldSchema::ListType::kAtomic) {
+    if (!granular_list(v, s)) {
       node.member = true;
       return;
     }
@@ -230,7 +129,7 @@ void collect(const json& v, const FieldSchema& s, FieldSet& node, bool strict, c
     for (size_t i = 0; i < v.size(); ++i) {
       FieldSet& c = node.children[pes[i]];
       if (v[i].is_object() || v[i].is_array()) {
-        collect(v[i], s.items(), c, strict, strict ? where + path_string({pes[i]}) : where);
+        collect(v[i], s.item(), c, strict, strict ? where + path_string({pes[i]}) : where);
       }
       c.member = true;
     }
@@ -263,17 +162,17 @@ void strip(FieldSet& set, const std::string& subresource, bool status_subresourc
   set.compact();
 }
 
-FieldSet field_set(const json& object, const FieldSchema& schema, bool strict, const std::string& subresource,
+FieldSet field_set(const json& object, const TypeRef& type, bool strict, const std::string& subresource,
                    bool status_subresource) {
   FieldSet set;
-  if (object.is_object()) collect(object, schema, set, strict, "");
+  if (object.is_object()) collect(object, type, set, strict, "");
   strip(set, subresource, status_subresource);
   return set;
 }
 
 // Paths whose leaf value differs between two objects present in both.
-void modified(const json& a, const json& b, const FieldSchema& s, FieldSet& node) {
-  if (a.is_object() && b.is_object() && s.map_type == FieldSchema::MapType::kGranular) {
+void modified(const json& a, const json& b, const TypeRef& s, FieldSet& node) {
+  if (granular_map(a, s) && b.is_object()) {
     for (const auto& [k, bv] : b.items()) {
       auto it = a.find(k);
       if (it == a.end()) continue;
@@ -282,13 +181,13 @@ void modified(const json& a, const json& b, const FieldSchema& s, FieldSet& node
     }
     return;
   }
-  if (a.is_array() && b.is_array() && s.list_type != FieldSchema::ListType::kAtomic) {
+  if (granular_list(a, s) && b.is_array()) {
     std::vector<std::string> ape = item_elements(a, s, false, ""), bpe = item_elements(b, s, false, "");
     for (size_t j = 0; j < b.size(); ++j) {
       auto it = std::find(ape.begin(), ape.end(), bpe[j]);
       if (it == ape.end()) continue;
       FieldSet& c = node.children[bpe[j]];
-      modified(a[static_cast<size_t>(it - ape.begin())], b[j], s.items(), c);
+      modified(a[static_cast<size_t>(it - ape.begin())], b[j], s.item(), c);
     }
     return;
   }
@@ -299,23 +198,6 @@ struct Comparison {
   FieldSet changed;  // added or modified
   FieldSet removed;
 };
-
-Comparison compare(const json& old_obj, const json& new_obj, const FieldSchema& schema,
-                   const std::string& subresource, bool status_subresource) {
-  FieldSet old_set = field_set(old_obj, schema, false, subresource, status_subresource);
-  FieldSet new_set = field_set(new_obj, schema, false, subresource, status_subresource);
-  FieldSet mod;
-  if (old_obj.is_object() && new_obj.is_object()) modified(old_obj, new_obj, schema, mod);
-  // Only what both sets know as fields counts as modified (strip applies too).
-  mod = intersect(mod, unite(old_set, new_set));
-  Comparison c;
-  c.changed = unite(difference(new_set, old_set), mod);
-  c.removed = difference(old_set, new_set);
-  return c;
-}
-
-// ---------------------------------------------------------------------------
-// Merge (apply semantics) and prune.
 
 json without_nulls(const json& v) {
   if (v.is_object()) {
@@ -333,9 +215,88 @@ json without_nulls(const json& v) {
   return v;
 }
 
-json merge(const json& lhs, const json& rhs, const FieldSchema& s);
+// Maps and lists that `b` has and `a` lacks: structured-merge-diff's Compare puts the path
+// of such a container itself into Added (the "." an Update entry shows). A built-in kind
+// starts from its Go zero value, where maps and lists are nil but struct fields may be
+// values; which structs are pointers the document does not say, so only maps and lists
+// count there. A custom resource starts empty, so its structs count too.
+void added_containers(const json* a, const json& b, const TypeRef& s, FieldSet& node, bool typed, bool root) {
+  const bool absent = a == nullptr || a->is_null() || a->type() != b.type();
+  if (granular_map(b, s)) {
+    const bool plain_map = s.atom && s.atom->fields.empty();
+    if (!root && absent && !b.empty() && (plain_map || !typed)) node.member = true;
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      const json* ac = nullptr;
+      if (!absent) {
+        auto f = a->find(it.key());
+        if (f != a->end()) ac = &*f;
+      }
+      FieldSet child;
+      added_containers(ac, *it, s.field(it.key()), child, typed, false);
+      if (!child.empty()) node.children["f:" + it.key()] = std::move(child);
+    }
+  } else if (granular_list(b, s)) {
+    if (absent && !b.empty()) node.member = true;
+    std::vector<std::string> bpe = item_elements(b, s, false, "");
+    std::vector<std::string> ape;
+    if (!absent) ape = item_elements(*a, s, false, "");
+    for (size_t j = 0; j < b.size(); ++j) {
+      const json* ac = nullptr;
+      if (auto f = std::find(ape.begin(), ape.end(), bpe[j]); f != ape.end()) ac = &(*a)[static_cast<size_t>(f - ape.begin())];
+      FieldSet child;
+      added_containers(ac, b[j], s.item(), child, typed, false);
+      if (!child.empty()) node.children[bpe[j]] = std::move(child);
+    }
+  }
+}
 
-json merge_lists(const json& lhs, const json& rhs, const FieldSchema& s) {
+// A map a write empties is no new leaf: structured-merge-diff treats an empty map as a
+// leaf only when the other side is empty or absent too, so its owner keeps it.
+void drop_emptied_maps(const json& a, const json& b, const TypeRef& s, FieldSet& added) {
+  if (!granular_map(b, s) || !a.is_object()) return;
+  for (auto it = b.begin(); it != b.end(); ++it) {
+    auto f = a.find(it.key());
+    auto c = added.children.find("f:" + it.key());
+    if (f == a.end() || c == added.children.end()) continue;
+    if (it->is_object() && it->empty() && f->is_object() && !f->empty()) {
+      c->second.member = false;
+    } else {
+      drop_emptied_maps(*f, *it, s.field(it.key()), c->second);
+    }
+  }
+}
+
+Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type,
+                   const std::string& subresource, bool status_subresource) {
+  FieldSet old_set = field_set(old_obj, type, false, subresource, status_subresource);
+  FieldSet new_set = field_set(new_obj, type, false, subresource, status_subresource);
+  FieldSet mod;
+  if (old_obj.is_object() && new_obj.is_object()) modified(old_obj, new_obj, type, mod);
+  // Only what both sets know as fields counts as modified (strip applies too).
+  mod = intersect(mod, unite(old_set, new_set));
+  // A null the write adds is no change: the zero value it starts from holds it already.
+  FieldSet added = difference(field_set(without_nulls(new_obj), type, false, subresource, status_subresource), old_set);
+  drop_emptied_maps(old_obj, new_obj, type, added);
+  added.compact();
+  FieldSet containers;
+  if (new_obj.is_object()) {
+    const bool typed = type.atom && !type.atom->name.empty();  // a kind of the document
+    added_containers(old_obj.is_object() ? &old_obj : nullptr, new_obj, type, containers, typed, true);
+    strip(containers, subresource, status_subresource);
+  }
+  Comparison c;
+  c.changed = unite(unite(added, containers), mod);
+  c.removed = difference(old_set, new_set);
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Merge (apply semantics) and prune.
+
+
+json merge(const json& lhs, const json& rhs, const TypeRef& s);
+
+json merge_lists(const json& lhs, const json& rhs, const TypeRef& s) {
   std::vector<std::string> lpe = item_elements(lhs, s, false, ""), rpe = item_elements(rhs, s, false, "");
   auto find = [](const std::vector<std::string>& v, const std::string& pe) -> long {
     auto it = std::find(v.begin(), v.end(), pe);
@@ -350,7 +311,7 @@ json merge_lists(const json& lhs, const json& rhs, const FieldSchema& s) {
     long l = find(lpe, pe), r = find(rpe, pe);
     if (r < 0) return lhs[static_cast<size_t>(l)];
     return l < 0 ? without_nulls(rhs[static_cast<size_t>(r)])
-                 : merge(lhs[static_cast<size_t>(l)], rhs[static_cast<size_t>(r)], s.items());
+                 : merge(lhs[static_cast<size_t>(l)], rhs[static_cast<size_t>(r)], s.item());
   };
   json out = json::array();
   size_t li = 0, ri = 0;
@@ -384,8 +345,8 @@ json merge_lists(const json& lhs, const json& rhs, const FieldSchema& s) {
   return out;
 }
 
-json merge(const json& lhs, const json& rhs, const FieldSchema& s) {
-  if (lhs.is_object() && rhs.is_object() && s.map_type == FieldSchema::MapType::kGranular) {
+json merge(const json& lhs, const json& rhs, const TypeRef& s) {
+  if (granular_map(lhs, s) && rhs.is_object()) {
     json out = lhs;
     for (const auto& [k, v] : rhs.items()) {
       if (v.is_null()) {
@@ -397,7 +358,7 @@ json merge(const json& lhs, const json& rhs, const FieldSchema& s) {
     }
     return out;
   }
-  if (lhs.is_array() && rhs.is_array() && s.list_type != FieldSchema::ListType::kAtomic) {
+  if (granular_list(lhs, s) && rhs.is_array()) {
     return merge_lists(lhs, rhs, s);
   }
   return without_nulls(rhs);
@@ -424,11 +385,11 @@ const std::vector<std::string>& server_metadata() {
   return kFields;
 }
 
-void prune(json& v, const FieldSchema& s, const FieldSet& last, const FieldSet& owned,
+void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owned,
            const std::vector<std::string>& keep, bool root = false) {
   static const FieldSet kNone;
   if (v.is_object()) {
-    if (s.map_type == FieldSchema::MapType::kAtomic) return;
+    if (!granular_map(v, s)) return;
     for (auto it = v.begin(); it != v.end();) {
       const std::string pe = "f:" + it.key();
       const FieldSet* l = last.child(pe);
@@ -443,7 +404,7 @@ void prune(json& v, const FieldSchema& s, const FieldSet& last, const FieldSet& 
         continue;
       }
       const FieldSet* o = owned.child(pe);
-      const bool named = !(s.is_map && !s.fields.count(it.key()));
+      const bool named = s.is_struct_field(it.key());
       if (should_remove(l, o, named)) {
         it = v.erase(it);
         continue;
@@ -452,14 +413,14 @@ void prune(json& v, const FieldSchema& s, const FieldSet& last, const FieldSet& 
       ++it;
     }
   } else if (v.is_array()) {
-    if (s.list_type == FieldSchema::ListType::kAtomic) return;
+    if (!granular_list(v, s)) return;
     std::vector<std::string> pes = item_elements(v, s, false, "");
     json out = json::array();
     for (size_t i = 0; i < v.size(); ++i) {
       const FieldSet* l = last.child(pes[i]);
       const FieldSet* o = owned.child(pes[i]);
       if (should_remove(l, o, /*named=*/false)) continue;
-      if (l && o && (v[i].is_object() || v[i].is_array())) prune(v[i], s.items(), *l, *o, s.list_keys);
+      if (l && o && (v[i].is_object() || v[i].is_array())) prune(v[i], s.item(), *l, *o, s.list_keys());
       out.push_back(std::move(v[i]));
     }
     v = std::move(out);
@@ -541,7 +502,7 @@ void set_managed_fields(json& obj, const Managers& managers) {
 
 // kubectl's client-side -> server-side apply upgrade: fields recorded in the
 // last-applied annotation whose value still matches live may be taken over.
-std::optional<FieldSet> last_applied_allowance(const json& live, const FieldSchema& schema,
+std::optional<FieldSet> last_applied_allowance(const json& live, const TypeRef& type,
                                                const std::string& subresource, bool status_subresource) {
   const json* annotations = nullptr;
   if (auto m = live.find("metadata"); m != live.end() && m->is_object()) {
@@ -554,8 +515,8 @@ std::optional<FieldSet> last_applied_allowance(const json& live, const FieldSche
   }
   json last = json::parse(text->get<std::string>(), nullptr, false);
   if (!last.is_object() || str_field(last, "apiVersion") != str_field(live, "apiVersion")) return std::nullopt;
-  FieldSet allowed = field_set(last, schema, false, subresource, status_subresource);
-  Comparison c = compare(last, without_managed_fields(live), schema, subresource, status_subresource);
+  FieldSet allowed = field_set(last, type, false, subresource, status_subresource);
+  Comparison c = compare(last, without_managed_fields(live), type, subresource, status_subresource);
   // Fields of last-applied that live lacks are "removed" relative to last.
   allowed = difference(difference(allowed, c.changed), c.removed);
   return allowed;
@@ -596,7 +557,7 @@ std::string FieldConflict::message() const {
   return out;
 }
 
-ApplyResult server_side_apply(const json& live, const json& applied, const FieldSchema& schema,
+ApplyResult server_side_apply(const json& live, const json& applied, const TypeRef& type,
                               const ApplyOptions& options) {
   if (options.manager.empty()) invalid("fieldManager is required for apply requests");
   if (!applied.is_object()) invalid("apply configuration must be an object");
@@ -612,11 +573,7 @@ ApplyResult server_side_apply(const json& live, const json& applied, const Field
   }
 
   json config = reset_fields(applied, options.subresource, options.status_subresource);
-  try {
-    canonicalize_quantities(config, schema);
-  } catch (const QuantityError& e) {
-    throw PatchError(PatchError::Code::kMalformed, e.path(), e.what());
-  }
+  canonicalize_quantities(config, type);
   const std::string api_version =
       config.contains("apiVersion") && config["apiVersion"].is_string() ? config["apiVersion"].get<std::string>()
                                                                          : (exists ? str_field(live, "apiVersion") : "");
@@ -629,7 +586,7 @@ ApplyResult server_side_apply(const json& live, const json& applied, const Field
   if (exists && managers.empty()) {
     // Objects created without field tracking: attribute what exists.
     Manager before{kBeforeFirstApply, "Update", str_field(live, "apiVersion"), "", "", {}};
-    before.set = field_set(live_obj, schema, false, options.subresource, options.status_subresource);
+    before.set = field_set(live_obj, type, false, options.subresource, options.status_subresource);
     managers.push_back(std::move(before));
   }
 
@@ -638,16 +595,16 @@ ApplyResult server_side_apply(const json& live, const json& applied, const Field
   const bool is_new_entry = self_it == managers.end();
   FieldSet last = is_new_entry ? FieldSet{} : self_it->set;
   if (!is_new_entry) self.time = self_it->time;
-  self.set = field_set(config, schema, /*strict=*/true, options.subresource, options.status_subresource);
+  self.set = field_set(config, type, /*strict=*/true, options.subresource, options.status_subresource);
 
-  json merged = merge(live_obj, config, schema);
+  json merged = merge(live_obj, config, type);
   FieldSet owned = self.set;
   for (const Manager& m : managers) {
     if (m.id() != self.id()) owned = unite(owned, m.set);
   }
-  if (!last.empty()) prune(merged, schema, last, owned, {}, /*root=*/true);
+  if (!last.empty()) prune(merged, type, last, owned, {}, /*root=*/true);
 
-  Comparison cmp = compare(live_obj, merged, schema, options.subresource, options.status_subresource);
+  Comparison cmp = compare(live_obj, merged, type, options.subresource, options.status_subresource);
   std::vector<FieldConflict> conflicts;
   std::vector<std::pair<size_t, FieldSet>> taken;  // per manager index: conflicting set
   for (size_t i = 0; i < managers.size(); ++i) {
@@ -663,7 +620,7 @@ ApplyResult server_side_apply(const json& live, const json& applied, const Field
 
   bool force = options.force;
   if (!conflicts.empty() && !force && options.manager == "kubectl" && exists) {
-    if (auto allowed = last_applied_allowance(live, schema, options.subresource, options.status_subresource)) {
+    if (auto allowed = last_applied_allowance(live, type, options.subresource, options.status_subresource)) {
       bool all_allowed = true;
       std::vector<FieldConflict> rest;
       for (const auto& [i, c] : taken) {
@@ -722,7 +679,7 @@ ApplyResult server_side_apply(const json& live, const json& applied, const Field
   return r;
 }
 
-json record_update(const json& old, const json& updated, const FieldSchema& schema, const UpdateOptions& options) {
+json record_update(const json& old, const json& updated, const TypeRef& type, const UpdateOptions& options) {
   if (!updated.is_object()) return updated;
   const bool exists = old.is_object();
   Managers managers;
@@ -751,7 +708,7 @@ json record_update(const json& old, const json& updated, const FieldSchema& sche
   if (exists && managers.empty()) return result;  // untracked object: stays untracked
 
   const json old_obj = exists ? without_managed_fields(old) : json::object();
-  Comparison cmp = compare(old_obj, result, schema, options.subresource, options.status_subresource);
+  Comparison cmp = compare(old_obj, result, type, options.subresource, options.status_subresource);
   Manager self{options.manager, options.operation, str_field(updated, "apiVersion"), options.subresource, "", {}};
   bool found = false;
   for (Manager& m : managers) {
@@ -810,8 +767,8 @@ json conflict_status(const std::vector<FieldConflict>& conflicts) {
           {"code", 409}};
 }
 
-json fields_v1_of(const json& object, const FieldSchema& schema) {
-  return to_fields_v1(field_set(object, schema, false, "", false));
+json fields_v1_of(const json& object, const TypeRef& type) {
+  return to_fields_v1(field_set(object, type, false, "", false));
 }
 
-}  // namespace dgd::kube
+}  // namespace kubesim::apply

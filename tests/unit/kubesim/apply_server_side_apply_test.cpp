@@ -1,7 +1,10 @@
-// Server-side apply scenarios from the Kubernetes documentation
-// (reference/using-api/server-side-apply: conflicts, managers, transferring
-// ownership, upgrading from client-side apply) on a Deployment.
-#include "dgd/kube/server_side_apply.h"
+// kube-sim's server-side apply: scenarios from the Kubernetes documentation
+// (reference/using-api/server-side-apply: conflicts, managers, transferring ownership,
+// upgrading from client-side apply) on a Deployment typed by the OpenAPI document, and
+// randomized cross-checks with the operator's holds_desired.
+#include "kubesim/apply/server_side_apply.h"
+
+#include "kubesim/api_error.h"
 
 #include "dgd/kube/desired_state.h"
 
@@ -9,12 +12,12 @@
 
 #include <algorithm>
 
-namespace dgd::kube {
+namespace kubesim::apply {
 namespace {
 
 using nlohmann::json;
 
-const FieldSchema& deploy() { return *builtin_schema("apps", "Deployment"); }
+TypeRef deploy() { return *builtin_type("apps", "v1", "Deployment"); }
 
 ApplyOptions opts(const std::string& manager, bool force = false, const std::string& time = "2026-11-30T06:00:00Z") {
   ApplyOptions o;
@@ -79,7 +82,7 @@ TEST(ServerSideApply, CreateRecordsApplyEntryWithFieldsV1) {
   EXPECT_FALSE(e.contains("subresource"));
   // Shape as the apiserver writes it: leaves, map entries and list items; a
   // list item carries "." because it is owned itself and has children.
-  EXPECT_EQ(e["fieldsV1"], json::parse(R"({"f:spec":{"f:replicas":{},"f:selector":{"f:matchLabels":{"f:app":{}}},
+  EXPECT_EQ(e["fieldsV1"], json::parse(R"({"f:spec":{"f:replicas":{},"f:selector":{},
       "f:template":{"f:metadata":{"f:labels":{"f:app":{}}},
                     "f:spec":{"f:containers":{"k:{\"name\":\"main\"}":{".":{},"f:image":{},"f:name":{}}}}}}})"));
 }
@@ -398,7 +401,8 @@ TEST(ServerSideApply, CustomResourcesUseTheCrdSchema) {
       "services":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
                   "items":{"type":"object","properties":{"name":{"type":"string"},"replicas":{"type":"integer"}}}},
       "args":{"type":"array","items":{"type":"string"}}}}}})");
-  FieldSchema cr = FieldSchema::custom_resource(openapi);
+  const RootType cr_type = custom_resource_type(openapi);
+  const TypeRef& cr = cr_type.root;
   json live = json::parse(R"({"apiVersion":"nvidia.com/v1alpha1","kind":"DynamoGraphDeployment",
       "metadata":{"name":"g"},"spec":{"services":[{"name":"Frontend","replicas":1}],"args":["a"]}})");
   ApplyOptions o = opts("a");
@@ -421,7 +425,7 @@ TEST(ServerSideApply, InvalidConfigurationsAreRejected) {
     try {
       server_side_apply(live, cfg, deploy(), opts("m"));
       ADD_FAILURE() << "accepted: " << cfg.dump();
-    } catch (const PatchError& e) {
+    } catch (const ApiError& e) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
@@ -433,16 +437,13 @@ TEST(ServerSideApply, InvalidConfigurationsAreRejected) {
   json svc = deployment(kBase);
   svc["kind"] = "Service";
   rejects(svc, "kind");
-  EXPECT_THROW(server_side_apply(live, deployment(kBase), deploy(), opts("")), PatchError);
-  EXPECT_THROW(server_side_apply(live, json::array(), deploy(), opts("m")), PatchError);
-  try {
-    server_side_apply(nullptr,
-                      deployment(R"({"template":{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"x"}}}]}}})"),
-                      deploy(), opts("m"));
-    ADD_FAILURE();
-  } catch (const PatchError& e) {
-    EXPECT_EQ(e.http_status(), 400);
-  }
+  EXPECT_THROW(server_side_apply(live, deployment(kBase), deploy(), opts("")), ApiError);
+  EXPECT_THROW(server_side_apply(live, json::array(), deploy(), opts("m")), ApiError);
+  // A quantity that does not parse is stored as given, for validation to report (422).
+  json bad = applied(nullptr,
+                     deployment(R"({"template":{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"x"}}}]}}})"),
+                     opts("m"));
+  EXPECT_EQ(bad["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"], "x");
 }
 
 TEST(RecordUpdate, CreateOwnsEverythingAndRemovalLeavesEverySet) {
@@ -484,17 +485,38 @@ TEST(RecordUpdate, SameManagerAccumulatesAndTimeMovesOnlyOnChange) {
   EXPECT_EQ(entry(same, "c")->at("time"), "T2");
 }
 
+TEST(RecordUpdate, MapsAndListsTheWriteCreatesAreOwnedThemselves) {
+  // structured-merge-diff's Compare adds the path of a map or list the write creates ("."),
+  // as `kubectl create` entries show (f:labels: {".": {}, "f:app": {}}).
+  json cm = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{"app":"a"}},
+                          "data":{"k":"v"}})");
+  json created = record_update(nullptr, cm, *builtin_type("", "v1", "ConfigMap"), update_opts("creator"));
+  EXPECT_EQ(entry(created, "creator")->at("fieldsV1"),
+            json::parse(R"({"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"));
+  // Emptying the map later does not take it from its creator.
+  json emptied = created;
+  emptied["data"] = json::object();
+  json out = record_update(created, emptied, *builtin_type("", "v1", "ConfigMap"), update_opts("editor"));
+  EXPECT_EQ(entry(out, "creator")->at("fieldsV1")["f:data"], json::object());
+  EXPECT_EQ(entry(out, "editor"), nullptr);
+  // A struct of a typed kind may be a value in its Go zero value: no "." for .spec.
+  json dep = record_update(nullptr, deployment(R"({"replicas":1,"template":{"metadata":{"labels":{"app":"w"}}}})"),
+                           deploy(), update_opts("creator"));
+  EXPECT_EQ(entry(dep, "creator")->at("fieldsV1")["f:spec"],
+            json::parse(R"({"f:replicas":{},"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}})"));
+}
+
 TEST(FieldsV1Of, PredictsOwnership) {
   json cm = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","labels":{"a":"b"}},
                           "data":{"k":"v","empty":""}})");
-  EXPECT_EQ(fields_v1_of(cm, *builtin_schema("", "ConfigMap")),
+  EXPECT_EQ(fields_v1_of(cm, *builtin_type("", "v1", "ConfigMap")),
             json::parse(R"({"f:data":{"f:empty":{},"f:k":{}},"f:metadata":{"f:labels":{"f:a":{}}}})"));
 }
 
 }  // namespace
-}  // namespace dgd::kube
+}  // namespace kubesim::apply
 
-namespace dgd::kube {
+namespace kubesim::apply {
 namespace {
 
 // Randomized invariants over sequences of applies by three managers: after a
@@ -594,7 +616,7 @@ TEST(ServerSideApplyProperties, RandomApplySequencesKeepTheInvariants) {
         continue;
       }
       ++applies;
-      auto diff = first_difference(r.object, cfg, deploy());
+      auto diff = dgd::kube::first_difference(r.object, cfg, dgd::kube::schema_for_object(cfg));
       EXPECT_FALSE(diff.has_value()) << "round " << round << " step " << step << ": " << *diff << "\ncfg "
                                      << cfg.dump() << "\nresult " << r.object.dump();
       ApplyResult again = server_side_apply(r.object, cfg, deploy(), o);
@@ -657,7 +679,7 @@ TEST(ServerSideApplyProperties, HoldsDesiredIsExactlyApplyIsANoOp) {
     json before = live, after = r.object;
     before["metadata"].erase("managedFields");
     after["metadata"].erase("managedFields");
-    const bool held = holds_desired(live, desired, deploy());
+    const bool held = dgd::kube::holds_desired(live, desired, dgd::kube::schema_for_object(desired));
     EXPECT_EQ(held, before == after) << "round " << round << "\nlive " << before.dump() << "\ndesired "
                                      << desired.dump() << "\napplied " << after.dump();
     (held ? holds : differs)++;
@@ -667,4 +689,4 @@ TEST(ServerSideApplyProperties, HoldsDesiredIsExactlyApplyIsANoOp) {
 }
 
 }  // namespace
-}  // namespace dgd::kube
+}  // namespace kubesim::apply
