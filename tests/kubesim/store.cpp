@@ -706,7 +706,9 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
     if (t.group == "batch" && t.kind == "Job" && current.contains("spec") && obj.contains("spec") &&
         current["spec"].contains("selector") && !obj["spec"].contains("selector"))
       obj["spec"]["selector"] = current["spec"]["selector"];
-    rules::validate(t, obj);
+    // pods/binding sets spec.nodeName, which a pod update may not change.
+    if (o.binding) rules::validate(t, obj);
+    else rules::validate_update(t, current, obj);
     if (t.custom) crd::validate_custom_resource(t, obj, &current);
   }
 

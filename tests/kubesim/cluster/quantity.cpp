@@ -46,6 +46,30 @@ long double suffix_multiplier(const std::string& s, const std::string& text) {
 
 }  // namespace
 
+bool quantity_valid(const std::string& text) {
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  size_t digits = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  const std::string suffix = text.substr(i);
+  static const char* const kSuffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m",
+                                          "k", "M", "G", "T", "P", "E"};
+  for (const char* s : kSuffixes)
+    if (suffix == s) return true;
+  if (suffix[0] != 'e' && suffix[0] != 'E') return false;
+  size_t j = 1;
+  if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-')) ++j;
+  if (j == suffix.size()) return false;
+  for (; j < suffix.size(); ++j)
+    if (!std::isdigit(static_cast<unsigned char>(suffix[j]))) return false;
+  return true;
+}
+
 int64_t parse_milli(const std::string& text) {
   size_t i = 0;
   bool neg = false;
