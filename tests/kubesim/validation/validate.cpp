@@ -8,8 +8,6 @@ namespace kubesim::validation {
 
 namespace {
 
-const char* const kQuantityRegex = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
-
 bool is_core(const ResourceType& t, const char* kind) { return t.group.empty() && t.kind == kind; }
 
 // The decoder refuses a malformed quantity before validation runs: 400, not 422.
@@ -17,9 +15,11 @@ void check_quantities(const ResourceType& t, const json& obj) {
   auto check_list = [&](const json& list) {
     for (const auto& [name, q] : list.items()) {
       (void)name;
-      if (q.is_string() && !cluster::quantity_valid(q.get<std::string>()))
+      if (!q.is_string()) continue;
+      const std::string problem = cluster::quantity_problem(q.get<std::string>());
+      if (!problem.empty())
         throw ApiError::bad_request(t.kind + " in version \"" + t.version + "\" cannot be handled as a " + t.kind +
-                                    ": quantities must match the regular expression '" + kQuantityRegex + "'");
+                                    ": " + problem);
     }
   };
   auto check_pod_spec = [&](const json& spec) {
