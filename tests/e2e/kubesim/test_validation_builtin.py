@@ -339,6 +339,9 @@ def check_deployment_updates(sim):
                                 "spec": {"selector": {"matchLabels": {"app": "web", "tier": "front"}}}},
                                headers={"Content-Type": "application/apply-patch+yaml"})
     assert status == 422 and body["details"]["causes"][-1]["field"] == "spec.selector", body
+    status, body = sim.request(DEPLOY + "/web/scale", "PATCH", {"spec": {"replicas": -1}}, headers=MERGE)
+    expect_invalid(status, body, "Scale.autoscaling", "web", [
+        ("FieldValueInvalid", "spec.replicas", "Invalid value: -1: must be greater than or equal to 0")])
     status, body = sim.request(DEPLOY + "/web/scale", "PATCH", {"spec": {"replicas": 3}}, headers=MERGE)
     assert status == 200 and body["spec"]["replicas"] == 3, body
 

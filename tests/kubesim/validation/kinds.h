@@ -58,8 +58,8 @@ void validate_secret(const json& obj, ErrorList& errs);
 void validate_role_rules(const json& obj, ErrorList& errs);
 void validate_binding(const ResourceType& t, const json& obj, ErrorList& errs);
 void validate_lease(const json& obj, ErrorList& errs);
-void validate_core_event(const json& obj, ErrorList& errs);
-void validate_events_event(const json& obj, ErrorList& errs);
+void validate_core_event(const ResourceType& t, const json& obj, ErrorList& errs);
+void validate_events_event(const ResourceType& t, const json& obj, ErrorList& errs);
 void validate_pdb(const json& obj, ErrorList& errs);
 
 // update_immutability.cpp: what an update may not change. `before` holds the errors

@@ -24,6 +24,7 @@ void validate_subject(const json& s, bool namespaced, const std::string& p, Erro
     if (!group.empty()) errs.not_supported(p + ".apiGroup", go_quote(group), {""});
     if (!namespaced && str_of(s, "namespace").empty()) errs.required(p + ".namespace");
   } else if (kind == "User" || kind == "Group") {
+    if (name.empty()) errs.invalid(p + ".name", "\"\"", kind == "User" ? "user name cannot be empty" : "group name cannot be empty");
     if (group != kRbacGroup) errs.not_supported(p + ".apiGroup", go_quote(group), {kRbacGroup});
   } else {
     errs.not_supported(p + ".kind", go_quote(kind), {"ServiceAccount", "User", "Group"});
@@ -32,13 +33,12 @@ void validate_subject(const json& s, bool namespaced, const std::string& p, Erro
 
 int64_t length_of(const json& obj, const char* key) { return static_cast<int64_t>(str_of(obj, key).size()); }
 
-// legacyValidateEvent and, for events.k8s.io, the strict checks of ValidateEventCreate.
-// `e` is in core/v1 field names.
-void validate_event(const json& e, const std::string& ns, bool strict, ErrorList& errs) {
+// legacyValidateEvent and, for events.k8s.io, the strict checks of ValidateEventCreate
+// (ObjectMeta included). `e` is in core/v1 field names, as the validator sees both versions.
+void validate_event(const ResourceType& t, const json& e, const std::string& ns, bool strict, ErrorList& errs) {
   const json& involved = object_of(e, "involvedObject");
   const std::string involved_ns = str_of(involved, "namespace");
   const bool has_event_time = !str_of(e, "eventTime").empty();
-  const std::string controller_field = strict ? "reportingController" : "reportingComponent";
   if (!has_event_time) {
     if (involved_ns.empty() ? (!ns.empty() && ns != "default") : ns != involved_ns)
       errs.invalid("involvedObject.namespace", go_quote(involved_ns), "does not match event.namespace");
@@ -46,8 +46,8 @@ void validate_event(const json& e, const std::string& ns, bool strict, ErrorList
     if (involved_ns.empty() && ns != "default" && ns != "kube-system")
       errs.invalid("involvedObject.namespace", go_quote(involved_ns), "does not match event.namespace");
     const std::string controller = str_of(e, "reportingComponent");
-    if (controller.empty()) errs.required(controller_field);
-    errs.invalid_each(controller_field, go_quote(controller), is_qualified_name(controller));
+    if (controller.empty()) errs.required("reportingController");
+    errs.invalid_each("reportingController", go_quote(controller), is_qualified_name(controller));
     if (str_of(e, "reportingInstance").empty()) errs.required("reportingInstance");
     if (length_of(e, "reportingInstance") > 128) errs.invalid("reportingInstance", "\"\"", "can have at most 128 characters");
     if (str_of(e, "action").empty()) errs.required("action");
@@ -58,6 +58,13 @@ void validate_event(const json& e, const std::string& ns, bool strict, ErrorList
   }
   errs.invalid_each("namespace", go_quote(ns), is_dns1123_subdomain(ns));
   if (!strict) return;
+  validate_object_meta(t, object_of(e, "metadata"), errs);
+  if (const json* series = child(e, "series")) {
+    const json* count = child(*series, "count");
+    if (!count || !count->is_number_integer() || count->get<int64_t>() < 2)
+      errs.invalid("series.count", "\"\"", "should be at least 2");
+    if (str_of(*series, "lastObservedTime").empty()) errs.required("series.lastObservedTime");
+  }
   if (!has_event_time) errs.required("eventTime");
   const std::string type = str_of(e, "type");
   if (type != "Normal" && type != "Warning") errs.invalid("type", "\"\"", "has invalid value: " + type);
@@ -120,11 +127,11 @@ void validate_lease(const json& obj, ErrorList& errs) {
     errs.invalid("spec.leaseTransitions", go_int(tr->get<int64_t>()), "must be greater than or equal to 0");
 }
 
-void validate_core_event(const json& obj, ErrorList& errs) {
-  validate_event(obj, str_of(object_of(obj, "metadata"), "namespace"), false, errs);
+void validate_core_event(const ResourceType& t, const json& obj, ErrorList& errs) {
+  validate_event(t, obj, str_of(object_of(obj, "metadata"), "namespace"), false, errs);
 }
 
-void validate_events_event(const json& obj, ErrorList& errs) {
+void validate_events_event(const ResourceType& t, const json& obj, ErrorList& errs) {
   // events.k8s.io/v1 fields under their core/v1 names, as the validator sees them.
   json core = obj;
   auto rename = [&](const char* from, const char* to) {
@@ -137,7 +144,7 @@ void validate_events_event(const json& obj, ErrorList& errs) {
   rename("deprecatedLastTimestamp", "lastTimestamp");
   rename("deprecatedCount", "count");
   rename("deprecatedSource", "source");
-  validate_event(core, str_of(object_of(obj, "metadata"), "namespace"), true, errs);
+  validate_event(t, core, str_of(object_of(obj, "metadata"), "namespace"), true, errs);
 }
 
 void validate_pdb(const json& obj, ErrorList& errs) {

@@ -45,8 +45,8 @@ void object_errors(const ResourceType& t, const json& obj, ErrorList& errs) {
   const std::string& k = t.kind;
   const json& meta = object_of(obj, "metadata");
   // Custom resources get the ObjectMeta rules only (their schema is checked elsewhere).
-  // core/v1 Events keep the legacy rules: no ObjectMeta validation.
-  if (!is_core(t, "Event")) validate_object_meta(t, meta, errs);
+  // Events validate ObjectMeta only under events.k8s.io, after the legacy rules.
+  if (k != "Event") validate_object_meta(t, meta, errs);
   if (t.custom) return;
   if (t.group.empty()) {
     if (k == "Pod") {
@@ -57,7 +57,7 @@ void object_errors(const ResourceType& t, const json& obj, ErrorList& errs) {
     else if (k == "PersistentVolumeClaim") validate_pvc(obj, errs);
     else if (k == "ConfigMap") validate_config_map(obj, errs);
     else if (k == "Secret") validate_secret(obj, errs);
-    else if (k == "Event") validate_core_event(obj, errs);
+    else if (k == "Event") validate_core_event(t, obj, errs);
     else if (k == "Namespace")
       for (const auto& f : array_of(object_of(obj, "spec"), "finalizers")) {
         const std::string s = f.is_string() ? f.get<std::string>() : f.dump();
@@ -74,7 +74,7 @@ void object_errors(const ResourceType& t, const json& obj, ErrorList& errs) {
   } else if (t.group == "coordination.k8s.io" && k == "Lease") {
     validate_lease(obj, errs);
   } else if (t.group == "events.k8s.io" && k == "Event") {
-    validate_events_event(obj, errs);
+    validate_events_event(t, obj, errs);
   } else if (t.group == "policy" && k == "PodDisruptionBudget") {
     validate_pdb(obj, errs);
   }
@@ -101,6 +101,13 @@ void validate_update(const ResourceType& t, const json& old_obj, const json& new
   before.append(own);
   before.append(after);
   if (!before.empty()) refuse(t, new_obj, before);
+}
+
+void validate_scale(const std::string& name, const json& scale) {
+  // pkg/apis/autoscaling/validation/validation.go: ValidateScale.
+  ErrorList errs;
+  validate_nonnegative(object_of(scale, "spec"), "replicas", "spec.replicas", errs);
+  if (!errs.empty()) throw ApiError::invalid("autoscaling", "Scale", name, errs.causes());
 }
 
 }  // namespace kubesim::validation

@@ -12,10 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 namespace kubesim::validation {
 
 void validate_create(const ResourceType& t, const nlohmann::json& obj);
 // `old_obj` is the stored object, `new_obj` the one about to replace it (defaults applied).
 void validate_update(const ResourceType& t, const nlohmann::json& old_obj, const nlohmann::json& new_obj);
+// The autoscaling/v1 Scale a /scale write sends (ValidateScale): 422 on Scale.autoscaling.
+void validate_scale(const std::string& name, const nlohmann::json& scale);
 
 }  // namespace kubesim::validation
