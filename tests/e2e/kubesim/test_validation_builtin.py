@@ -411,6 +411,14 @@ def check_service_rules(sim):
     # Other fields stay mutable, including the type.
     status, body = sim.request(NS + "/services/ip", "PATCH", {"spec": {"type": "NodePort"}}, headers=MERGE)
     assert status == 200 and body["spec"]["clusterIP"] == old_ip, body
+    # Leaving for ExternalName drops the cluster IPs nobody asked to keep (dropTypeDependentFields).
+    status, body = sim.request(NS + "/services/ip", "PATCH",
+                               {"spec": {"type": "ExternalName", "externalName": "db.example.com"}}, headers=MERGE)
+    assert status == 200 and "clusterIP" not in body["spec"] and "clusterIPs" not in body["spec"], body
+    status, body = post(sim, NS + "/services", {"metadata": {"name": "ext"}, "spec": {
+        "type": "ExternalName", "externalName": "db.example.com", "clusterIPs": ["10.96.7.7"]}})
+    expect_invalid(status, body, "Service", "ext", [
+        ("FieldValueForbidden", "spec.clusterIPs", "Forbidden: may not be set for ExternalName services")])
 
 
 def check_storage_and_config(sim):

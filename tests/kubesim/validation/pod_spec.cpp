@@ -6,7 +6,6 @@
 #include "kubesim/validation/kinds.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <stdexcept>
 

@@ -1,6 +1,9 @@
 // Services, as pkg/apis/core/validation/validation.go checks them (ValidateService,
-// validateServicePort, ValidatePortNumOrName).
+// validateServicePort, ValidatePortNumOrName), and what the Service storage does to an
+// update before validating it (pkg/registry/core/service/storage/storage.go:
+// patchAllocatedValues; pkg/registry/core/service/strategy.go: dropTypeDependentFields).
 #include "kubesim/validation/kinds.h"
+#include "kubesim/validation/validate.h"
 
 #include <map>
 #include <set>
@@ -19,7 +22,75 @@ int64_t int_of(const json& obj, const char* key) {
   return v && v->is_number_integer() ? v->get<int64_t>() : 0;
 }
 
+bool needs_cluster_ip(const json& spec) { return str_of(spec, "type") != "ExternalName"; }
+bool needs_node_port(const json& spec) {
+  const std::string type = str_of(spec, "type");
+  return type == "NodePort" || type == "LoadBalancer";
+}
+bool should_allocate_node_ports(const json& spec) {
+  const std::string type = str_of(spec, "type");
+  const json* allocate = child(spec, "allocateLoadBalancerNodePorts");
+  return type == "NodePort" || (type == "LoadBalancer" && (!allocate || *allocate == true));
+}
+
 }  // namespace
+
+void prepare_service_update(const json& old_svc, json& new_svc) {
+  if (!new_svc.contains("spec") || !new_svc["spec"].is_object()) return;
+  const json& os = object_of(old_svc, "spec");
+  json& ns = new_svc["spec"];
+  auto same = [&](const char* f) {
+    const json* a = child(os, f);
+    const json* b = child(ns, f);
+    return (!a && !b) || (a && b && *a == *b);
+  };
+  // patchAllocatedValues: what the client left out keeps its allocated value.
+  if (needs_cluster_ip(os) && needs_cluster_ip(ns)) {
+    if (str_of(ns, "clusterIP").empty() && child(os, "clusterIP")) ns["clusterIP"] = os["clusterIP"];
+    if (array_of(ns, "clusterIPs").empty() && !array_of(os, "clusterIPs").empty()) ns["clusterIPs"] = os["clusterIPs"];
+  }
+  if (needs_node_port(os) && needs_node_port(ns) && ns.contains("ports") && ns["ports"].is_array()) {
+    std::map<std::string, json> by_name;
+    for (const auto& p : array_of(os, "ports"))
+      if (const json* np = child(p, "nodePort")) by_name[str_of(p, "name")] = *np;
+    std::set<int64_t> used_new;
+    for (const auto& p : ns["ports"])
+      if (const json* np = child(p, "nodePort"); np && np->is_number_integer()) used_new.insert(np->get<int64_t>());
+    for (auto& p : ns["ports"]) {
+      if (!p.is_object()) continue;
+      const json* np = child(p, "nodePort");
+      auto old = by_name.find(str_of(p, "name"));
+      if ((!np || *np == 0) && old != by_name.end() && old->second.is_number_integer() &&
+          !used_new.count(old->second.get<int64_t>()))
+        p["nodePort"] = old->second;
+    }
+  }
+  // dropTypeDependentFields: leaving a type wipes what only that type used, when the
+  // client did not change it.
+  if (needs_cluster_ip(os) && !needs_cluster_ip(ns)) {
+    if (same("clusterIP") && same("clusterIPs")) {
+      ns.erase("clusterIP");
+      ns.erase("clusterIPs");
+    }
+    if (same("ipFamilies")) ns.erase("ipFamilies");
+    if (same("ipFamilyPolicy")) ns.erase("ipFamilyPolicy");
+  }
+  if (needs_node_port(os) && !needs_node_port(ns) && !should_allocate_node_ports(ns) && ns.contains("ports") &&
+      ns["ports"].is_array()) {
+    auto node_ports = [](const json& ports) {
+      std::set<int64_t> used;
+      for (const auto& p : ports)
+        if (const json* n = child(p, "nodePort"); n && n->is_number_integer() && n->get<int64_t>() > 0)
+          used.insert(n->get<int64_t>());
+      return used;
+    };
+    const bool same_node_ports = node_ports(ns["ports"]) == node_ports(array_of(os, "ports"));
+    if (same_node_ports)
+      for (auto& p : ns["ports"])
+        if (p.is_object()) p.erase("nodePort");
+  }
+  if (needs_node_port(os) && !needs_node_port(ns) && same("externalTrafficPolicy")) ns.erase("externalTrafficPolicy");
+}
 
 void validate_service(const json& obj, ErrorList& errs) {
   const json& spec = object_of(obj, "spec");

@@ -117,15 +117,15 @@ void job_update(const json& old_obj, const json& new_obj, ErrorList& errs) {
   const json* om = child(os, "completionMode");
   const json* nm = child(ns, "completionMode");
   if (!same(om, nm)) errs.invalid("spec.completionMode", go_str_ptr(nm), kImmutable);
-  for (const char* f : {"podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy"}) {
-    const json* a = child(os, f);
-    const json* b = child(ns, f);
-    if (same(a, b)) continue;
-    std::string value = std::string(f) == "backoffLimitPerIndex" ? go_int_ptr(b)
-                        : std::string(f) == "managedBy"          ? go_str_ptr(b)
-                                                                 : (b ? "&batch." + std::string(f == std::string("podFailurePolicy") ? "PodFailurePolicy" : "SuccessPolicy") + "{...}" : "null");
-    errs.invalid(std::string("spec.") + f, value, kImmutable);
-  }
+  // Pointers print as Go prints them: the value they point at, or the struct abbreviated.
+  auto struct_ptr = [](const json* v, const char* type) { return v ? std::string("&batch.") + type + "{...}" : "null"; };
+  const std::pair<const char*, std::string> rest[] = {
+      {"podFailurePolicy", struct_ptr(child(ns, "podFailurePolicy"), "PodFailurePolicy")},
+      {"backoffLimitPerIndex", go_int_ptr(child(ns, "backoffLimitPerIndex"))},
+      {"managedBy", go_str_ptr(child(ns, "managedBy"))},
+      {"successPolicy", struct_ptr(child(ns, "successPolicy"), "SuccessPolicy")}};
+  for (const auto& [f, value] : rest)
+    if (!same(child(os, f), child(ns, f))) errs.invalid(std::string("spec.") + f, value, kImmutable);
 }
 
 void service_update(const json& old_obj, const json& new_obj, ErrorList& errs) {
