@@ -177,7 +177,8 @@ void pvc_update(const json& old_obj, const json& new_obj, ErrorList& errs) {
   // A bound claim may change its storage request and volumeAttributesClassName.
   if (str_of(object_of(new_obj, "status"), "phase") == "Bound") {
     const json* old_storage = child(object_of(object_of(old_spec, "resources"), "requests"), "storage");
-    if (child(object_of(new_spec, "resources"), "requests")) {
+    const json* new_requests = child(object_of(new_spec, "resources"), "requests");
+    if (new_requests && new_requests->is_object()) {
       if (old_storage) new_spec["resources"]["requests"]["storage"] = *old_storage;
       else new_spec["resources"]["requests"].erase("storage");
     }
