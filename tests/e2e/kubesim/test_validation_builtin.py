@@ -473,6 +473,15 @@ def check_storage_and_config(sim):
     cm.metadata.labels = {"still": "mutable"}
     assert core.replace_namespaced_config_map("frozen", "default", cm).metadata.labels == {"still": "mutable"}
 
+    status, body = post(sim, NS + "/secrets", {"metadata": {"name": "tls"}, "type": "kubernetes.io/tls",
+                                               "data": {"tls.crt": "Y2VydA=="}})
+    expect_invalid(status, body, "Secret", "tls", [("FieldValueRequired", "data[tls.key]", "Required value")])
+    accepted(sim, NS + "/secrets", {"metadata": {"name": "tls"}, "type": "kubernetes.io/tls",
+                                    "data": {"tls.crt": "Y2VydA==", "tls.key": "a2V5"}})
+    status, body = sim.request(NS + "/secrets/tls", "PATCH", {"type": "Opaque"}, headers=MERGE)
+    expect_invalid(status, body, "Secret", "tls",
+                   [("FieldValueInvalid", "type", 'Invalid value: "Opaque": field is immutable')])
+
     secret = {"metadata": {"name": "s"}, "immutable": True, "data": {"k": "dg=="}}
     accepted(sim, NS + "/secrets", secret)
     status, body = sim.request(NS + "/secrets/s", "PATCH", {"data": {"k": "dw=="}}, headers=MERGE)

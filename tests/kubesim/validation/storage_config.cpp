@@ -91,15 +91,16 @@ void validate_secret(const json& obj, ErrorList& errs) {
   } else if (type == "kubernetes.io/dockerconfigjson") {
     if (!data.contains(".dockerconfigjson")) errs.required("data[.dockerconfigjson]");
   } else if (type == "kubernetes.io/basic-auth") {
+    // The real paths carry a literal "%s" (field.NewPath("data[%s]").Key(...)).
     if (!data.contains("username") && !data.contains("password")) {
-      errs.required("data[username]");
-      errs.required("data[password]");
+      errs.required("data[%s][username]");
+      errs.required("data[%s][password]");
     }
   } else if (type == "kubernetes.io/ssh-auth") {
-    if (!data.contains("ssh-privatekey")) errs.required("data[ssh-privatekey]");
+    if (str_of(data, "ssh-privatekey").empty()) errs.required("data[%s][ssh-privatekey]");
   } else if (type == "kubernetes.io/tls") {
-    if (!data.contains("tls.key")) errs.required("data[tls.key]");
     if (!data.contains("tls.crt")) errs.required("data[tls.crt]");
+    if (!data.contains("tls.key")) errs.required("data[tls.key]");
   }
 }
 
