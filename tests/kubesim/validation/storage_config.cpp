@@ -63,11 +63,11 @@ void validate_config_map(const json& obj, ErrorList& errs) {
   const json& binary = object_of(obj, "binaryData");
   for (const auto& [k, v] : data.items()) {
     errs.invalid_each(key_path("data", k), go_quote(k), is_config_map_key(k));
+    if (binary.contains(k)) errs.invalid(key_path("data", k), go_quote(k), "duplicate of key present in binaryData");
     total += text_of(v).size();
   }
   for (const auto& [k, v] : binary.items()) {
     errs.invalid_each(key_path("binaryData", k), go_quote(k), is_config_map_key(k));
-    if (data.contains(k)) errs.invalid(key_path("binaryData", k), go_quote(k), "duplicate of key present in data");
     total += base64_size(text_of(v));
   }
   if (total > kMaxSecretSize)
