@@ -12,6 +12,7 @@
 #include "kubesim/protobuf/protobuf_body.h"
 #include "kubesim/rbac_escalation.h"
 #include "kubesim/table_printer.h"
+#include "kubesim/validation/validate.h"
 
 #include <spdlog/spdlog.h>
 
@@ -575,6 +576,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     if (sub == "scale") {
       if (!obj.is_object() || !obj.contains("spec") || !obj["spec"].contains("replicas"))
         throw ApiError::bad_request("Scale.autoscaling \"" + name + "\" is invalid: spec.replicas: Required value");
+      validation::validate_scale(name, obj);
       const std::string want_rv = obj.contains("metadata") ? obj["metadata"].value("resourceVersion", "") : "";
       json res = store_.mutate(t, ns, name, [&](const json* cur) {
         json next = *cur;
@@ -627,6 +629,7 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
       json res = store_.mutate(t, ns, name, [&](const json* cur) {
         json scale = to_scale(t, *cur);
         json patched = kind == "apply" ? patch::merge(scale, body) : apply_patch(scale);
+        validation::validate_scale(name, patched);
         json next = *cur;
         if (patched.contains("spec") && patched["spec"].contains("replicas"))
           next[pointer_of(t.scale_spec_path)] = patched["spec"]["replicas"];

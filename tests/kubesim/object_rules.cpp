@@ -5,7 +5,9 @@
 #include "kubesim/defaults/served_kind_defaults.h"
 #include "kubesim/openapi/field_validation.h"
 #include "kubesim/patch_adapter.h"
-#include "kubesim/selectors.h"
+#include "kubesim/validation/formats.h"
+#include "kubesim/validation/kinds.h"
+#include "kubesim/validation/validate.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +15,6 @@
 #include <ctime>
 #include <mutex>
 #include <random>
-#include <regex>
 #include <set>
 
 namespace kubesim::rules {
@@ -387,171 +388,38 @@ bool spec_changed(const ResourceType& t, const json& before, const json& after) 
   return a != b;
 }
 
-std::string name_problem(const ResourceType& t, const std::string& name) {
-  static const std::regex subdomain("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
-  static const std::regex label1123("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
-  static const std::regex label1035("^[a-z]([-a-z0-9]*[a-z0-9])?$");
-  if (t.group.empty() && t.kind == "Namespace") {
-    if (name.size() > 63 || !std::regex_match(name, label1123))
-      return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-             "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-    return "";
-  }
-  if (t.group.empty() && t.kind == "Service") {
-    if (name.size() > 63 || !std::regex_match(name, label1035))
-      return "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-             "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
-             "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-    return "";
-  }
-  if (t.group.rfind("rbac.", 0) == 0) {
-    if (name.find('/') != std::string::npos || name.find('%') != std::string::npos || name == "." || name == "..")
-      return "may not contain '/' or '%'";
-    return "";
-  }
-  if (name.size() > 253 || !std::regex_match(name, subdomain))
-    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-           "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-           "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-  return "";
-}
-
 namespace {
 
-void label_causes(const json& labels, const std::string& field, json& causes) {
-  static const std::regex key_name("^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$");
-  static const std::regex value("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$");
-  if (!labels.is_object()) return;
-  for (const auto& [k, v] : labels.items()) {
-    std::string name = k.substr(k.find('/') == std::string::npos ? 0 : k.find('/') + 1);
-    if (name.empty() || name.size() > 63 || !std::regex_match(name, key_name))
-      causes.push_back({{"reason", "FieldValueInvalid"}, {"field", field},
-                        {"message", "Invalid value: \"" + k + "\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"}});
-    if (field == "metadata.labels") {
-      std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-      if (!v.is_string() || s.size() > 63 || !std::regex_match(s, value))
-        causes.push_back({{"reason", "FieldValueInvalid"}, {"field", field},
-                          {"message", "Invalid value: \"" + s + "\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"}});
-    }
-  }
-}
-
-void container_causes(const json& spec, const std::string& path, json& causes) {
-  if (!is_arr(spec, "containers") || spec["containers"].empty()) {
-    causes.push_back({{"reason", "FieldValueRequired"}, {"field", path + ".containers"}, {"message", "Required value"}});
-    return;
-  }
-  std::set<std::string> names;
-  for (size_t i = 0; i < spec["containers"].size(); ++i) {
-    const json& c = spec["containers"][i];
-    std::string p = path + ".containers[" + std::to_string(i) + "]";
-    if (!c.is_object() || c.value("name", "").empty())
-      causes.push_back({{"reason", "FieldValueRequired"}, {"field", p + ".name"}, {"message", "Required value"}});
-    else if (!names.insert(c.value("name", "")).second)
-      causes.push_back({{"reason", "FieldValueDuplicate"}, {"field", p + ".name"},
-                        {"message", "Duplicate value: \"" + c.value("name", "") + "\""}});
-    if (!c.is_object() || c.value("image", "").empty())
-      causes.push_back({{"reason", "FieldValueRequired"}, {"field", p + ".image"}, {"message", "Required value"}});
-    if (c.is_object() && is_obj(c, "resources"))
-      for (const char* kind : {"limits", "requests"})
-        if (is_obj(c["resources"], kind))
-          for (const auto& [rk, rv] : c["resources"][kind].items())
-            if (!rv.is_string() || !patch::quantity_valid(rv.get<std::string>()))
-              causes.push_back({{"reason", "FieldValueInvalid"},
-                                {"field", p + ".resources." + kind + "[" + rk + "]"},
-                                {"message", "Invalid value: \"" + (rv.is_string() ? rv.get<std::string>() : rv.dump()) +
-                                                "\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"}});
-  }
+// ConfigMap data and Secret data/binaryData values are strings.
+void check_data_values(const ResourceType& t, const json& obj) {
+  if (!t.group.empty() || (t.kind != "ConfigMap" && t.kind != "Secret")) return;
+  json causes = json::array();
+  for (const char* f : {"data", "binaryData"})
+    if (is_obj(obj, f))
+      for (const auto& [k, v] : obj[f].items())
+        if (!v.is_string())
+          causes.push_back({{"reason", "FieldValueTypeInvalid"}, {"field", std::string(f) + "[" + k + "]"},
+                            {"message", "Invalid value: " + v.dump() + ": must be a string"}});
+  if (!causes.empty())
+    throw ApiError::invalid(t.group, t.kind, obj["metadata"].value("name", ""), causes);
 }
 
 }  // namespace
 
+std::string name_problem(const ResourceType& t, const std::string& name) {
+  std::string out;
+  for (const auto& m : validation::name_messages(validation::name_rule(t), name, false)) out += (out.empty() ? "" : ", ") + m;
+  return out;
+}
+
 void validate(const ResourceType& t, const json& obj) {
-  json causes = json::array();
-  const json& md = obj["metadata"];
-  const std::string name = md.value("name", "");
-  if (auto p = name_problem(t, name); !p.empty())
-    causes.push_back({{"reason", "FieldValueInvalid"}, {"field", "metadata.name"},
-                      {"message", "Invalid value: \"" + name + "\": " + p}});
-  if (md.contains("labels")) label_causes(md["labels"], "metadata.labels", causes);
-  if (md.contains("annotations")) label_causes(md["annotations"], "metadata.annotations", causes);
-  if (md.contains("ownerReferences") && md["ownerReferences"].is_array()) {
-    int controllers = 0;
-    for (size_t i = 0; i < md["ownerReferences"].size(); ++i) {
-      const json& r = md["ownerReferences"][i];
-      std::string p = "metadata.ownerReferences[" + std::to_string(i) + "]";
-      for (const char* f : {"apiVersion", "kind", "name", "uid"})
-        if (!r.is_object() || r.value(f, "").empty())
-          causes.push_back({{"reason", "FieldValueRequired"}, {"field", p + "." + f}, {"message", "Required value"}});
-      if (r.is_object() && r.value("controller", false)) ++controllers;
-    }
-    if (controllers > 1)
-      causes.push_back({{"reason", "FieldValueInvalid"}, {"field", "metadata.ownerReferences"},
-                        {"message", "Invalid value: \"...\": Only one reference can have Controller set to true"}});
-  }
-  const json spec = obj.contains("spec") ? obj["spec"] : json();
-  if (t.group.empty() && t.kind == "Pod") container_causes(spec, "spec", causes);
-  if ((t.group == "apps" || t.group == "batch") && (t.kind == "Deployment" || t.kind == "ReplicaSet" || t.kind == "Job")) {
-    if (!spec.is_object()) {
-      causes.push_back({{"reason", "FieldValueRequired"}, {"field", "spec"}, {"message", "Required value"}});
-    } else {
-      const json tpl = spec.value("template", json::object());
-      json labels = tpl.contains("metadata") ? tpl["metadata"].value("labels", json::object()) : json::object();
-      if (t.kind != "Job") {
-        if (!spec.contains("selector"))
-          causes.push_back({{"reason", "FieldValueRequired"}, {"field", "spec.selector"}, {"message", "Required value"}});
-        else if (!LabelSelector::from_object(spec["selector"]).matches(labels))
-          causes.push_back({{"reason", "FieldValueInvalid"}, {"field", "spec.template.metadata.labels"},
-                            {"message", "Invalid value: " + labels.dump() + ": `selector` does not match template `labels`"}});
-        if (spec.contains("replicas") && (!spec["replicas"].is_number_integer() || spec["replicas"].get<int64_t>() < 0))
-          causes.push_back({{"reason", "FieldValueInvalid"}, {"field", "spec.replicas"},
-                            {"message", "Invalid value: " + spec["replicas"].dump() + ": must be greater than or equal to 0"}});
-      } else {
-        std::string rp = tpl.contains("spec") ? tpl["spec"].value("restartPolicy", "") : "";
-        if (rp != "OnFailure" && rp != "Never")
-          causes.push_back({{"reason", "FieldValueNotSupported"}, {"field", "spec.template.spec.restartPolicy"},
-                            {"message", "Unsupported value: \"" + rp + "\": supported values: \"OnFailure\", \"Never\""}});
-      }
-      container_causes(tpl.value("spec", json::object()), "spec.template.spec", causes);
-    }
-  }
-  if (t.group.empty() && t.kind == "Service" && spec.is_object() && is_arr(spec, "ports")) {
-    for (size_t i = 0; i < spec["ports"].size(); ++i) {
-      const json& p = spec["ports"][i];
-      if (!p.is_object() || !p.contains("port") || !p["port"].is_number_integer() || p["port"].get<int64_t>() < 1 ||
-          p["port"].get<int64_t>() > 65535)
-        causes.push_back({{"reason", "FieldValueInvalid"}, {"field", "spec.ports[" + std::to_string(i) + "].port"},
-                          {"message", "Invalid value: " + (p.is_object() && p.contains("port") ? p["port"].dump() : std::string("0")) +
-                                          ": must be between 1 and 65535, inclusive"}});
-    }
-    if (spec["ports"].size() > 1)
-      for (size_t i = 0; i < spec["ports"].size(); ++i)
-        if (spec["ports"][i].is_object() && spec["ports"][i].value("name", "").empty())
-          causes.push_back({{"reason", "FieldValueRequired"}, {"field", "spec.ports[" + std::to_string(i) + "].name"},
-                            {"message", "Required value"}});
-  }
-  if (t.group.empty() && (t.kind == "ConfigMap" || t.kind == "Secret")) {
-    // IsConfigMapKey: [-._a-zA-Z0-9]+, at most 253 characters. A loop, not std::regex, which
-    // recurses per character and overflowed the stack on a long key.
-    auto valid_key = [](const std::string& k) {
-      return !k.empty() && k.size() <= 253 && std::all_of(k.begin(), k.end(), [](char c) {
-               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '.' || c == '_';
-             });
-    };
-    for (const char* f : {"data", "binaryData"})
-      if (is_obj(obj, f))
-        for (const auto& [k, v] : obj[f].items()) {
-          if (!valid_key(k))
-            causes.push_back({{"reason", "FieldValueInvalid"}, {"field", std::string(f) + "[" + k + "]"},
-                              {"message", "Invalid value: \"" + k + "\": a valid config key must consist of alphanumeric characters, '-', '_' or '.'"}});
-          if (!v.is_string())
-            causes.push_back({{"reason", "FieldValueTypeInvalid"}, {"field", std::string(f) + "[" + k + "]"},
-                              {"message", "Invalid value: " + v.dump() + ": must be a string"}});
-        }
-  }
-  if (!causes.empty()) throw ApiError::invalid(t.group, t.kind, name, causes);
+  check_data_values(t, obj);
+  validation::validate_create(t, obj);
+}
+
+void validate_update(const ResourceType& t, const json& old_obj, const json& new_obj) {
+  check_data_values(t, new_obj);
+  validation::validate_update(t, old_obj, new_obj);
 }
 
 namespace {

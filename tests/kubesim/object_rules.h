@@ -24,8 +24,11 @@ std::string random_suffix(size_t n); // generateName alphabet
 // Server defaults and canonical quantities, in place. `uid` is the new object's uid
 // (Job selectors are derived from it).
 void apply_defaults(const ResourceType& t, nlohmann::json& obj, bool create);
-// Throws ApiError 422 with causes.
+// Validation of a create (validation/validate.h): throws ApiError 422 with causes.
 void validate(const ResourceType& t, const nlohmann::json& obj);
+// Validation of an update: what may not change from `old_obj`, then `new_obj`'s own
+// rules. Every update path (PUT, patches, server-side apply, /scale) calls it.
+void validate_update(const ResourceType& t, const nlohmann::json& old_obj, const nlohmann::json& new_obj);
 // What a create does to status: cleared for kinds with a status subresource (except
 // Node), then the initial status (Pod Pending, Namespace Active, PVC Pending, CRD
 // Established).
@@ -40,7 +43,7 @@ bool spec_changed(const ResourceType& t, const nlohmann::json& before, const nlo
 // (openapi/field_validation.h), for custom resources with a schema from it. `strict`: unknown fields -> ApiError 400;
 // otherwise unknown fields of custom resources are pruned (the real server prunes).
 void check_unknown_fields(const ResourceType& t, nlohmann::json& obj, bool strict);
-// Validates a DNS-1123 subdomain / label etc. for metadata.name. Empty on success.
+// The messages metadata.name gets under the kind's name rule, joined; empty when valid.
 std::string name_problem(const ResourceType& t, const std::string& name);
 
 }  // namespace kubesim::rules

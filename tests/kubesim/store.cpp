@@ -4,6 +4,7 @@
 #include "kubesim/crd/custom_resource_validation.h"
 #include "dgd/kube/base64.h"
 #include "kubesim/object_rules.h"
+#include "kubesim/validation/validate.h"
 #include "kubesim/patch_adapter.h"
 
 #include <algorithm>
@@ -699,14 +700,13 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
     }
     rules::apply_defaults(t, obj, false);
     // Immutable bits the defaults would otherwise re-derive.
-    if (t.group.empty() && t.kind == "Service" && current.contains("spec") && obj.contains("spec")) {
-      for (const char* f : {"clusterIP", "clusterIPs"})
-        if (current["spec"].contains(f) && (!obj["spec"].contains(f) || obj["spec"][f] == "")) obj["spec"][f] = current["spec"][f];
-    }
+    if (t.group.empty() && t.kind == "Service") validation::prepare_service_update(current, obj);
     if (t.group == "batch" && t.kind == "Job" && current.contains("spec") && obj.contains("spec") &&
         current["spec"].contains("selector") && !obj["spec"].contains("selector"))
       obj["spec"]["selector"] = current["spec"]["selector"];
-    rules::validate(t, obj);
+    // pods/binding sets spec.nodeName, which a pod update may not change.
+    if (o.binding) rules::validate(t, obj);
+    else rules::validate_update(t, current, obj);
     if (t.custom) crd::validate_custom_resource(t, obj, &current);
   }
 

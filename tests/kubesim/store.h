@@ -50,6 +50,7 @@ struct WriteOptions {
   std::string subresource;     // "" or "status"
   bool apply = false;          // managedFields already computed by server-side apply
   bool strict_fields = false;  // fieldValidation=Strict
+  bool binding = false;        // pods/binding: the scheduler sets spec.nodeName
 };
 
 struct ListOptions {

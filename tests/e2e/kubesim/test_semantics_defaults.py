@@ -28,17 +28,21 @@ def quantities(sim):
     res = {"requests": {"k%d" % i: q for i, (q, _) in enumerate(QUANTITIES)}}
     res["requests"]["cpu"] = "0.25"
     res["limits"] = {"cpu": "0.5", "memory": "1024Mi", "nvidia.com/gpu": "4"}
+    # An extended resource needs a limit equal to its request (ValidateContainerResourceRequirements).
     pod = create(sim, NS + "/pods", {"metadata": {"name": "q"}, "spec": {"containers": [
         container(resources={"requests": {"cpu": "0.25", "memory": "512Mi", "example.com/x": "1000m"},
-                             "limits": {"cpu": "0.5", "memory": "1024Mi", "nvidia.com/gpu": "4"}})]}})
+                             "limits": {"cpu": "0.5", "memory": "1024Mi", "nvidia.com/gpu": "4",
+                                        "example.com/x": "1"}})]}})
     r = pod["spec"]["containers"][0]["resources"]
     assert r["requests"] == {"cpu": "250m", "memory": "512Mi", "example.com/x": "1",
                              "nvidia.com/gpu": "4"}, r            # gpu request copied from its limit
-    assert r["limits"] == {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "4"}, r
+    assert r["limits"] == {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "4", "example.com/x": "1"}, r
     assert pod["status"]["qosClass"] == "Burstable", pod["status"]
 
     # Every sample through a PVC request (storage) and a Deployment template.
     for i, (sent, want) in enumerate(QUANTITIES):
+        if sent == "0":
+            continue    # a claim of zero bytes is refused: must be greater than zero
         pvc = create(sim, NS + "/persistentvolumeclaims", {"metadata": {"name": "pvc-%d" % i}, "spec": {
             "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": sent}}}})
         got = pvc["spec"]["resources"]["requests"]["storage"]
@@ -60,6 +64,10 @@ def quantities(sim):
     assert status == 400 and body["reason"] == "BadRequest", body
     assert body["message"] == ('Pod in version "v1" cannot be handled as a Pod: quantities must match the regular '
                                "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"), body
+    status, body = sim.request(NS + "/pods", "POST", {"metadata": {"name": "bad"}, "spec": {"containers": [
+        container(resources={"requests": {"memory": "192i"}})]}})
+    assert status == 400 and body["message"] == (
+        'Pod in version "v1" cannot be handled as a Pod: unable to parse quantity\'s suffix'), body
 
 
 def qos(sim):

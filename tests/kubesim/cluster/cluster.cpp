@@ -181,6 +181,7 @@ class ClusterController : public Controller {
   // pods/binding: spec.nodeName, then the PodScheduled condition.
   static void bind(Store& store, const ResourceType& t, const Write& w, WriteOptions o) {
     const std::string uid = uid_of(w.object);
+    o.binding = true;
     store.mutate(
         t, w.ns, w.name,
         [&](const Json* cur) {
@@ -191,6 +192,7 @@ class ClusterController : public Controller {
           return next;
         },
         o);
+    o.binding = false;
     o.subresource = "status";
     store.mutate(
         t, w.ns, w.name,

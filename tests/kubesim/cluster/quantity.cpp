@@ -46,6 +46,44 @@ long double suffix_multiplier(const std::string& s, const std::string& text) {
 
 }  // namespace
 
+std::string quantity_problem(const std::string& text) {
+  static const std::string kFormat =
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  static const std::string kSuffix = "unable to parse quantity's suffix";
+  auto digit = [&](size_t i) { return std::isdigit(static_cast<unsigned char>(text[i])) != 0; };
+  if (text.empty()) return kFormat;
+  // parseQuantityString: sign, digits, '.', digits; a string that ends there parses.
+  size_t pos = 0, end = text.size();
+  if (text[0] == '+' || text[0] == '-') ++pos;
+  while (pos < end && digit(pos)) ++pos;
+  if (pos == end) return "";
+  if (text[pos] == '.') {
+    ++pos;
+    while (pos < end && digit(pos)) ++pos;
+    if (pos == end) return "";
+  }
+  // The suffix: letters of "eEinumkKMGTP", an optional sign, digits, nothing else.
+  const size_t suffix_start = pos;
+  while (pos < end && std::string("eEinumkKMGTP").find(text[pos]) != std::string::npos) ++pos;
+  if (pos < end && (text[pos] == '+' || text[pos] == '-')) ++pos;
+  while (pos < end && digit(pos)) ++pos;
+  if (pos != end) return kFormat;
+  // quantitySuffixer.interpret.
+  const std::string suffix = text.substr(suffix_start);
+  static const char* const kSuffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m",
+                                          "k", "M", "G", "T", "P", "E"};
+  for (const char* s : kSuffixes)
+    if (suffix == s) return "";
+  if (suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E')) {
+    size_t j = 1;
+    if (suffix[j] == '+' || suffix[j] == '-') ++j;
+    bool digits = j < suffix.size();
+    for (; j < suffix.size(); ++j) digits = digits && std::isdigit(static_cast<unsigned char>(suffix[j]));
+    if (digits) return "";
+  }
+  return kSuffix;
+}
+
 int64_t parse_milli(const std::string& text) {
   size_t i = 0;
   bool neg = false;

@@ -14,6 +14,11 @@
 namespace kubesim::cluster {
 
 int64_t parse_milli(const std::string& text);
+// Why resource.ParseQuantity refuses `text`, in its words: "quantities must match the
+// regular expression '...'" (ErrFormatWrong) or "unable to parse quantity's suffix"
+// (ErrSuffix); empty when it parses. Its grammar: an optional sign, digits, an optional
+// fraction, then one of Ki..Ei, n, u, m, k, M..E, or e/E and a signed exponent.
+std::string quantity_problem(const std::string& text);
 // The scheduler's unit for a resource: millicores for "cpu", whole units
 // (rounded up, as resource.Quantity.Value() does) for everything else.
 int64_t scheduler_units(const std::string& resource, const std::string& text);
