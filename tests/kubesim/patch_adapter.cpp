@@ -55,6 +55,5 @@ void record_update(const ResourceType& t, const json* before, json& after, const
 
 std::string canonical_quantity(const std::string& q) { return cluster::canonical_quantity(q).value_or(q); }
 
-bool quantity_valid(const std::string& q) { return cluster::canonical_quantity(q).has_value(); }
 
 }  // namespace kubesim::patch

@@ -35,6 +35,5 @@ void record_update(const ResourceType& t, const nlohmann::json* before, nlohmann
 // Canonical form of a resource quantity ("1000m" -> "1", "1024Mi" -> "1Gi").
 // Returns the input unchanged if it does not parse (validation reports it).
 std::string canonical_quantity(const std::string& q);
-bool quantity_valid(const std::string& q);
 
 }  // namespace kubesim::patch

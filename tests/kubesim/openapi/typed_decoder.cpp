@@ -1,6 +1,6 @@
 #include "kubesim/openapi/typed_decoder.h"
 
-#include "kubesim/patch_adapter.h"
+#include "kubesim/cluster/quantity.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -101,10 +101,12 @@ class JsonDecoder {
                      " into Go value of type int32");
       case Shape::Quantity:
         // Quantity.UnmarshalJSON: the text (quotes stripped) through ParseQuantity.
-        if ((v.is_string() && patch::quantity_valid(v.template get<std::string>())) ||
-            (v.is_number() && patch::quantity_valid(number_text(v))))
-          return;
-        return abort("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+        if (v.is_string() || v.is_number()) {
+          const std::string problem = cluster::quantity_problem(v.is_string() ? v.template get<std::string>() : number_text(v));
+          if (problem.empty()) return;
+          return abort(problem);
+        }
+        return abort(cluster::quantity_problem(""));
       case Shape::Time:
         // Time.UnmarshalJSON: json.Unmarshal into a string first.
         if (!v.is_string()) abort("json: cannot unmarshal " + json_kind(v) + " into Go value of type string");
