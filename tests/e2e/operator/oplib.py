@@ -181,7 +181,8 @@ class OperatorEnv:
     # -- scenario steps -----------------------------------------------------------
     def prepare_namespace(self, ns, claim="shared-model-cache"):
         """What the recipe page asks for first: namespace, token secret, model cache PVC."""
-        # `kubectl create <generator>` sends protobuf, which kube-sim refuses: apply JSON.
+        # apply, not the page's `kubectl create`: several recipes of a test share a namespace
+        # (the page's commands verbatim are tested in e2e/kubesim/test_kubectl_create.py).
         self.kubectl("apply", "-f", "-", input=json.dumps(
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))
         self.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(
