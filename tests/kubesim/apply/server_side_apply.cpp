@@ -5,6 +5,7 @@
 
 #include "kubesim/api_error.h"
 #include "kubesim/apply/field_set.h"
+#include "kubesim/apply/go_zero_object.h"
 #include "kubesim/cluster/quantity.h"
 
 #include <algorithm>
@@ -27,6 +28,11 @@ const char* const kBeforeFirstApply = "before-first-apply";
 
 // ---------------------------------------------------------------------------
 // Walking values with the schema.
+
+std::string str_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
 
 [[noreturn]] void invalid(const std::string& message) {
   throw ApiError(422, "Invalid", "the server rejected our request due to an error in our request: " + message);
@@ -215,39 +221,46 @@ json without_nulls(const json& v) {
   return v;
 }
 
-// Maps and lists that `b` has and `a` lacks: structured-merge-diff's Compare puts the path
-// of such a container itself into Added (the "." an Update entry shows). A built-in kind
-// starts from its Go zero value, where maps and lists are nil but struct fields may be
-// values; which structs are pointers the document does not say, so only maps and lists
-// count there. A custom resource starts empty, so its structs count too.
-void added_containers(const json* a, const json& b, const TypeRef& s, FieldSet& node, bool typed, bool root) {
-  const bool absent = a == nullptr || a->is_null() || a->type() != b.type();
+// Maps, lists and structs that `b` has where `a` has nothing (not even null):
+// structured-merge-diff's Compare puts the path of such a container itself into Added (the
+// "." an Update entry shows). A create compares with the kind's Go zero value
+// (go_zero_object.h), which already holds the non-pointer structs and the nil fields
+// written without omitempty.
+void added_containers(const json* a, const json& b, const TypeRef& s, FieldSet& node, bool root) {
+  const bool absent = a == nullptr;
+  const bool same_shape = a != nullptr && a->type() == b.type();
   if (granular_map(b, s)) {
-    const bool plain_map = s.atom && s.atom->fields.empty();
-    if (!root && absent && !b.empty() && (plain_map || !typed)) node.member = true;
+    if (!root && absent && !b.empty()) node.member = true;
     for (auto it = b.begin(); it != b.end(); ++it) {
       const json* ac = nullptr;
-      if (!absent) {
+      if (same_shape) {
         auto f = a->find(it.key());
         if (f != a->end()) ac = &*f;
       }
       FieldSet child;
-      added_containers(ac, *it, s.field(it.key()), child, typed, false);
+      added_containers(ac, *it, s.field(it.key()), child, false);
       if (!child.empty()) node.children["f:" + it.key()] = std::move(child);
     }
   } else if (granular_list(b, s)) {
     if (absent && !b.empty()) node.member = true;
     std::vector<std::string> bpe = item_elements(b, s, false, "");
     std::vector<std::string> ape;
-    if (!absent) ape = item_elements(*a, s, false, "");
+    if (same_shape) ape = item_elements(*a, s, false, "");
     for (size_t j = 0; j < b.size(); ++j) {
       const json* ac = nullptr;
       if (auto f = std::find(ape.begin(), ape.end(), bpe[j]); f != ape.end()) ac = &(*a)[static_cast<size_t>(f - ape.begin())];
       FieldSet child;
-      added_containers(ac, b[j], s.item(), child, typed, false);
+      added_containers(ac, b[j], s.item(), child, false);
       if (!child.empty()) node.children[bpe[j]] = std::move(child);
     }
   }
+}
+
+// The object a create starts from: the Go zero value of a built-in kind, an empty object
+// for a custom resource.
+json zero_object_of(const json& object) {
+  if (auto z = go_zero_object(str_field(object, "apiVersion"), str_field(object, "kind"))) return *z;
+  return json::object();
 }
 
 // A map a write empties is no new leaf: structured-merge-diff treats an empty map as a
@@ -280,8 +293,8 @@ Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type
   added.compact();
   FieldSet containers;
   if (new_obj.is_object()) {
-    const bool typed = type.atom && !type.atom->name.empty();  // a kind of the document
-    added_containers(old_obj.is_object() ? &old_obj : nullptr, new_obj, type, containers, typed, true);
+    const json zero = old_obj.is_object() ? json() : zero_object_of(new_obj);
+    added_containers(old_obj.is_object() ? &old_obj : &zero, new_obj, type, containers, true);
     strip(containers, subresource, status_subresource);
   }
   Comparison c;
@@ -441,11 +454,6 @@ struct Manager {
 
 using Managers = std::vector<Manager>;
 
-std::string str_field(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 Managers decode(const json& entries) {
   Managers out;
   if (!entries.is_array()) return out;
@@ -585,8 +593,10 @@ ApplyResult server_side_apply(const json& live, const json& applied, const TypeR
   }
   if (exists && managers.empty()) {
     // Objects created without field tracking: attribute what exists.
-    Manager before{kBeforeFirstApply, "Update", str_field(live, "apiVersion"), "", "", {}};
-    before.set = field_set(live_obj, type, false, options.subresource, options.status_subresource);
+    // Objects created without field tracking: what exists is attributed as an update from
+    // the kind's zero object (skipnonapplied).
+    Manager before{kBeforeFirstApply, "Update", str_field(live, "apiVersion"), "", options.time, {}};
+    before.set = compare(json(), live_obj, type, options.subresource, options.status_subresource).changed;
     managers.push_back(std::move(before));
   }
 
@@ -604,7 +614,7 @@ ApplyResult server_side_apply(const json& live, const json& applied, const TypeR
   }
   if (!last.empty()) prune(merged, type, last, owned, {}, /*root=*/true);
 
-  Comparison cmp = compare(live_obj, merged, type, options.subresource, options.status_subresource);
+  Comparison cmp = compare(exists ? live_obj : json(), merged, type, options.subresource, options.status_subresource);
   std::vector<FieldConflict> conflicts;
   std::vector<std::pair<size_t, FieldSet>> taken;  // per manager index: conflicting set
   for (size_t i = 0; i < managers.size(); ++i) {
@@ -708,7 +718,7 @@ json record_update(const json& old, const json& updated, const TypeRef& type, co
   if (exists && managers.empty()) return result;  // untracked object: stays untracked
 
   const json old_obj = exists ? without_managed_fields(old) : json::object();
-  Comparison cmp = compare(old_obj, result, type, options.subresource, options.status_subresource);
+  Comparison cmp = compare(exists ? old_obj : json(), result, type, options.subresource, options.status_subresource);
   Manager self{options.manager, options.operation, str_field(updated, "apiVersion"), options.subresource, "", {}};
   bool found = false;
   for (Manager& m : managers) {
