@@ -279,6 +279,28 @@ void drop_emptied_maps(const json& a, const json& b, const TypeRef& s, FieldSet&
   }
 }
 
+// A map or list that is still there is not removed, however its entries changed: an empty
+// map is a leaf of the set, but structured-merge-diff's Compare removes only what the new
+// object lacks, so the owner of an emptied (or refilled) map keeps it.
+void keep_present(const json& b, const TypeRef& s, FieldSet& removed) {
+  if (granular_map(b, s)) {
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      auto c = removed.children.find("f:" + it.key());
+      if (c == removed.children.end()) continue;
+      if (it->is_object() || it->is_array()) c->second.member = false;
+      keep_present(*it, s.field(it.key()), c->second);
+    }
+  } else if (granular_list(b, s)) {
+    std::vector<std::string> pes = item_elements(b, s, false, "");
+    for (size_t i = 0; i < b.size(); ++i) {
+      auto c = removed.children.find(pes[i]);
+      if (c == removed.children.end()) continue;
+      c->second.member = false;
+      keep_present(b[i], s.item(), c->second);
+    }
+  }
+}
+
 Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type,
                    const std::string& subresource, bool status_subresource) {
   FieldSet old_set = field_set(old_obj, type, false, subresource, status_subresource);
@@ -300,6 +322,8 @@ Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type
   Comparison c;
   c.changed = unite(unite(added, containers), mod);
   c.removed = difference(old_set, new_set);
+  if (new_obj.is_object()) keep_present(new_obj, type, c.removed);
+  c.removed.compact();
   return c;
 }
 
@@ -398,8 +422,10 @@ const std::vector<std::string>& server_metadata() {
   return kFields;
 }
 
+// `go_typed`: the object is a built-in kind, which the server holds as a Go struct, so a list
+// field prune empties is omitted (omitempty), where an unstructured object keeps `[]`.
 void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owned,
-           const std::vector<std::string>& keep, bool root = false) {
+           const std::vector<std::string>& keep, bool go_typed, bool root = false) {
   static const FieldSet kNone;
   if (v.is_object()) {
     if (!granular_map(v, s)) return;
@@ -412,7 +438,7 @@ void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owne
       }
       if (root && it.key() == "metadata") {
         const FieldSet* o = owned.child(pe);
-        if (it->is_object()) prune(*it, s.field("metadata"), *l, o ? *o : kNone, server_metadata());
+        if (it->is_object()) prune(*it, s.field("metadata"), *l, o ? *o : kNone, server_metadata(), go_typed);
         ++it;
         continue;
       }
@@ -422,7 +448,14 @@ void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owne
         it = v.erase(it);
         continue;
       }
-      if (it->is_object() || it->is_array()) prune(*it, s.field(it.key()), *l, *o, {});
+      if (it->is_object() || it->is_array()) {
+        const bool filled = !it->empty();
+        prune(*it, s.field(it.key()), *l, *o, {}, go_typed);
+        if (go_typed && named && filled && it->is_array() && it->empty()) {
+          it = v.erase(it);
+          continue;
+        }
+      }
       ++it;
     }
   } else if (v.is_array()) {
@@ -433,7 +466,7 @@ void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owne
       const FieldSet* l = last.child(pes[i]);
       const FieldSet* o = owned.child(pes[i]);
       if (should_remove(l, o, /*named=*/false)) continue;
-      if (l && o && (v[i].is_object() || v[i].is_array())) prune(v[i], s.item(), *l, *o, s.list_keys());
+      if (l && o && (v[i].is_object() || v[i].is_array())) prune(v[i], s.item(), *l, *o, s.list_keys(), go_typed);
       out.push_back(std::move(v[i]));
     }
     v = std::move(out);
@@ -592,7 +625,6 @@ ApplyResult server_side_apply(const json& live, const json& applied, const TypeR
     if (auto f = m->find("managedFields"); f != m->end()) managers = decode(*f);
   }
   if (exists && managers.empty()) {
-    // Objects created without field tracking: attribute what exists.
     // Objects created without field tracking: what exists is attributed as an update from
     // the kind's zero object (skipnonapplied).
     Manager before{kBeforeFirstApply, "Update", str_field(live, "apiVersion"), "", options.time, {}};
@@ -612,7 +644,10 @@ ApplyResult server_side_apply(const json& live, const json& applied, const TypeR
   for (const Manager& m : managers) {
     if (m.id() != self.id()) owned = unite(owned, m.set);
   }
-  if (!last.empty()) prune(merged, type, last, owned, {}, /*root=*/true);
+  if (!last.empty()) {
+    const bool go_typed = go_zero_object(str_field(live_obj, "apiVersion"), str_field(live_obj, "kind")).has_value();
+    prune(merged, type, last, owned, {}, go_typed, /*root=*/true);
+  }
 
   Comparison cmp = compare(exists ? live_obj : json(), merged, type, options.subresource, options.status_subresource);
   std::vector<FieldConflict> conflicts;
