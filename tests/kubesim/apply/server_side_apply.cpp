@@ -322,6 +322,12 @@ Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type
   Comparison c;
   c.changed = unite(unite(added, containers), mod);
   c.removed = difference(old_set, new_set);
+  if (old_obj.is_object() && new_obj.is_object()) {
+    // Likewise the maps and lists a write removes leave whoever owned them.
+    FieldSet gone;
+    added_containers(&new_obj, old_obj, type, gone, true);
+    c.removed = unite(c.removed, gone);
+  }
   if (new_obj.is_object()) keep_present(new_obj, type, c.removed);
   c.removed.compact();
   return c;
