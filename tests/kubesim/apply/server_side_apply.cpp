@@ -7,6 +7,7 @@
 #include "kubesim/apply/field_set.h"
 #include "kubesim/apply/go_zero_object.h"
 #include "kubesim/cluster/quantity.h"
+#include "kubesim/openapi/swagger_document.h"
 
 #include <algorithm>
 #include <map>
@@ -428,8 +429,20 @@ const std::vector<std::string>& server_metadata() {
   return kFields;
 }
 
+// Whether Go writes field `key` of the struct typed `s` when it is empty: its tag has no
+// omitempty, which the definition's `required` list says.
+bool written_when_empty(const TypeRef& s, const std::string& key) {
+  if (!s.atom || s.atom->name.empty()) return false;
+  const json* def = openapi::definition(s.atom->name);
+  if (!def) return false;
+  auto req = def->find("required");
+  if (req == def->end() || !req->is_array()) return false;
+  return std::find(req->begin(), req->end(), json(key)) != req->end();
+}
+
 // `go_typed`: the object is a built-in kind, which the server holds as a Go struct, so a list
-// field prune empties is omitted (omitempty), where an unstructured object keeps `[]`.
+// field prune empties is omitted when its tag has omitempty, where an unstructured object
+// keeps `[]`.
 void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owned,
            const std::vector<std::string>& keep, bool go_typed, bool root = false) {
   static const FieldSet kNone;
@@ -457,7 +470,7 @@ void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owne
       if (it->is_object() || it->is_array()) {
         const bool filled = !it->empty();
         prune(*it, s.field(it.key()), *l, *o, {}, go_typed);
-        if (go_typed && named && filled && it->is_array() && it->empty()) {
+        if (go_typed && named && filled && it->is_array() && it->empty() && !written_when_empty(s, it.key())) {
           it = v.erase(it);
           continue;
         }
