@@ -681,7 +681,8 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
     md.erase("selfLink");
     md.erase("generateName");
     if (cmd.contains("generateName")) md["generateName"] = cmd["generateName"];
-    if (!md.contains("managedFields") && cmd.contains("managedFields")) md["managedFields"] = cmd["managedFields"];
+    // An update that omits managedFields keeps them; an apply that leaves none has none.
+    if (!o.apply && !md.contains("managedFields") && cmd.contains("managedFields")) md["managedFields"] = cmd["managedFields"];
     if (md.contains("labels") && md["labels"].is_object() && md["labels"].empty()) md.erase("labels");
     if (md.contains("annotations") && md["annotations"].is_object() && md["annotations"].empty()) md.erase("annotations");
     if (md.contains("finalizers") && md["finalizers"].is_array() && md["finalizers"].empty()) md.erase("finalizers");

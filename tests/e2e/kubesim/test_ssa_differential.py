@@ -167,12 +167,16 @@ def entry_format(kind, entry):
 def invalid_fields(kind, obj):
     """The fields of the referee's object that the rules a sequence can break refuse: an entry
     of a list-map keeps living, without a required field, while another manager still owns
-    some of it (a container without image, one of several Service ports without name)."""
+    some of it (a container without image, a volume without a source, one of several Service
+    ports without name)."""
     out = []
     spec = (obj or {}).get("spec") or {}
     if kind.kind == "Deployment":
         containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
         out += ["spec.template.spec.containers[%d].image" % i for i, c in enumerate(containers) if not c.get("image")]
+        volumes = ((spec.get("template") or {}).get("spec") or {}).get("volumes") or []
+        out += ["spec.template.spec.volumes[%d]: Required value: must specify a volume type" % i
+                for i, v in enumerate(volumes) if not set(v) - {"name"}]
     if kind.kind == "Service":
         ports = spec.get("ports") or []
         if len(ports) > 1:

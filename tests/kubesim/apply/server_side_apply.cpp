@@ -5,7 +5,9 @@
 
 #include "kubesim/api_error.h"
 #include "kubesim/apply/field_set.h"
+#include "kubesim/apply/go_zero_object.h"
 #include "kubesim/cluster/quantity.h"
+#include "kubesim/openapi/swagger_document.h"
 
 #include <algorithm>
 #include <map>
@@ -27,6 +29,11 @@ const char* const kBeforeFirstApply = "before-first-apply";
 
 // ---------------------------------------------------------------------------
 // Walking values with the schema.
+
+std::string str_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
 
 [[noreturn]] void invalid(const std::string& message) {
   throw ApiError(422, "Invalid", "the server rejected our request due to an error in our request: " + message);
@@ -215,39 +222,46 @@ json without_nulls(const json& v) {
   return v;
 }
 
-// Maps and lists that `b` has and `a` lacks: structured-merge-diff's Compare puts the path
-// of such a container itself into Added (the "." an Update entry shows). A built-in kind
-// starts from its Go zero value, where maps and lists are nil but struct fields may be
-// values; which structs are pointers the document does not say, so only maps and lists
-// count there. A custom resource starts empty, so its structs count too.
-void added_containers(const json* a, const json& b, const TypeRef& s, FieldSet& node, bool typed, bool root) {
-  const bool absent = a == nullptr || a->is_null() || a->type() != b.type();
+// Maps, lists and structs that `b` has where `a` has nothing (not even null):
+// structured-merge-diff's Compare puts the path of such a container itself into Added (the
+// "." an Update entry shows). A create compares with the kind's Go zero value
+// (go_zero_object.h), which already holds the non-pointer structs and the nil fields
+// written without omitempty.
+void added_containers(const json* a, const json& b, const TypeRef& s, FieldSet& node, bool root) {
+  const bool absent = a == nullptr;
+  const bool same_shape = a != nullptr && a->type() == b.type();
   if (granular_map(b, s)) {
-    const bool plain_map = s.atom && s.atom->fields.empty();
-    if (!root && absent && !b.empty() && (plain_map || !typed)) node.member = true;
+    if (!root && absent && !b.empty()) node.member = true;
     for (auto it = b.begin(); it != b.end(); ++it) {
       const json* ac = nullptr;
-      if (!absent) {
+      if (same_shape) {
         auto f = a->find(it.key());
         if (f != a->end()) ac = &*f;
       }
       FieldSet child;
-      added_containers(ac, *it, s.field(it.key()), child, typed, false);
+      added_containers(ac, *it, s.field(it.key()), child, false);
       if (!child.empty()) node.children["f:" + it.key()] = std::move(child);
     }
   } else if (granular_list(b, s)) {
     if (absent && !b.empty()) node.member = true;
     std::vector<std::string> bpe = item_elements(b, s, false, "");
     std::vector<std::string> ape;
-    if (!absent) ape = item_elements(*a, s, false, "");
+    if (same_shape) ape = item_elements(*a, s, false, "");
     for (size_t j = 0; j < b.size(); ++j) {
       const json* ac = nullptr;
       if (auto f = std::find(ape.begin(), ape.end(), bpe[j]); f != ape.end()) ac = &(*a)[static_cast<size_t>(f - ape.begin())];
       FieldSet child;
-      added_containers(ac, b[j], s.item(), child, typed, false);
+      added_containers(ac, b[j], s.item(), child, false);
       if (!child.empty()) node.children[bpe[j]] = std::move(child);
     }
   }
+}
+
+// The object a create starts from: the Go zero value of a built-in kind, an empty object
+// for a custom resource.
+json zero_object_of(const json& object) {
+  if (auto z = go_zero_object(str_field(object, "apiVersion"), str_field(object, "kind"))) return *z;
+  return json::object();
 }
 
 // A map a write empties is no new leaf: structured-merge-diff treats an empty map as a
@@ -266,6 +280,28 @@ void drop_emptied_maps(const json& a, const json& b, const TypeRef& s, FieldSet&
   }
 }
 
+// A map or list that is still there is not removed, however its entries changed: an empty
+// map is a leaf of the set, but structured-merge-diff's Compare removes only what the new
+// object lacks, so the owner of an emptied (or refilled) map keeps it.
+void keep_present(const json& b, const TypeRef& s, FieldSet& removed) {
+  if (granular_map(b, s)) {
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      auto c = removed.children.find("f:" + it.key());
+      if (c == removed.children.end()) continue;
+      if (it->is_object() || it->is_array()) c->second.member = false;
+      keep_present(*it, s.field(it.key()), c->second);
+    }
+  } else if (granular_list(b, s)) {
+    std::vector<std::string> pes = item_elements(b, s, false, "");
+    for (size_t i = 0; i < b.size(); ++i) {
+      auto c = removed.children.find(pes[i]);
+      if (c == removed.children.end()) continue;
+      c->second.member = false;
+      keep_present(b[i], s.item(), c->second);
+    }
+  }
+}
+
 Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type,
                    const std::string& subresource, bool status_subresource) {
   FieldSet old_set = field_set(old_obj, type, false, subresource, status_subresource);
@@ -280,13 +316,21 @@ Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type
   added.compact();
   FieldSet containers;
   if (new_obj.is_object()) {
-    const bool typed = type.atom && !type.atom->name.empty();  // a kind of the document
-    added_containers(old_obj.is_object() ? &old_obj : nullptr, new_obj, type, containers, typed, true);
+    const json zero = old_obj.is_object() ? json() : zero_object_of(new_obj);
+    added_containers(old_obj.is_object() ? &old_obj : &zero, new_obj, type, containers, true);
     strip(containers, subresource, status_subresource);
   }
   Comparison c;
   c.changed = unite(unite(added, containers), mod);
   c.removed = difference(old_set, new_set);
+  if (old_obj.is_object() && new_obj.is_object()) {
+    // Likewise the maps and lists a write removes leave whoever owned them.
+    FieldSet gone;
+    added_containers(&new_obj, old_obj, type, gone, true);
+    c.removed = unite(c.removed, gone);
+  }
+  if (new_obj.is_object()) keep_present(new_obj, type, c.removed);
+  c.removed.compact();
   return c;
 }
 
@@ -385,8 +429,22 @@ const std::vector<std::string>& server_metadata() {
   return kFields;
 }
 
+// Whether Go writes field `key` of the struct typed `s` when it is empty: its tag has no
+// omitempty, which the definition's `required` list says.
+bool written_when_empty(const TypeRef& s, const std::string& key) {
+  if (!s.atom || s.atom->name.empty()) return false;
+  const json* def = openapi::definition(s.atom->name);
+  if (!def) return false;
+  auto req = def->find("required");
+  if (req == def->end() || !req->is_array()) return false;
+  return std::find(req->begin(), req->end(), json(key)) != req->end();
+}
+
+// `go_typed`: the object is a built-in kind, which the server holds as a Go struct, so a list
+// field prune empties is omitted when its tag has omitempty, where an unstructured object
+// keeps `[]`.
 void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owned,
-           const std::vector<std::string>& keep, bool root = false) {
+           const std::vector<std::string>& keep, bool go_typed, bool root = false) {
   static const FieldSet kNone;
   if (v.is_object()) {
     if (!granular_map(v, s)) return;
@@ -399,7 +457,7 @@ void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owne
       }
       if (root && it.key() == "metadata") {
         const FieldSet* o = owned.child(pe);
-        if (it->is_object()) prune(*it, s.field("metadata"), *l, o ? *o : kNone, server_metadata());
+        if (it->is_object()) prune(*it, s.field("metadata"), *l, o ? *o : kNone, server_metadata(), go_typed);
         ++it;
         continue;
       }
@@ -409,7 +467,14 @@ void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owne
         it = v.erase(it);
         continue;
       }
-      if (it->is_object() || it->is_array()) prune(*it, s.field(it.key()), *l, *o, {});
+      if (it->is_object() || it->is_array()) {
+        const bool filled = !it->empty();
+        prune(*it, s.field(it.key()), *l, *o, {}, go_typed);
+        if (go_typed && named && filled && it->is_array() && it->empty() && !written_when_empty(s, it.key())) {
+          it = v.erase(it);
+          continue;
+        }
+      }
       ++it;
     }
   } else if (v.is_array()) {
@@ -420,7 +485,7 @@ void prune(json& v, const TypeRef& s, const FieldSet& last, const FieldSet& owne
       const FieldSet* l = last.child(pes[i]);
       const FieldSet* o = owned.child(pes[i]);
       if (should_remove(l, o, /*named=*/false)) continue;
-      if (l && o && (v[i].is_object() || v[i].is_array())) prune(v[i], s.item(), *l, *o, s.list_keys());
+      if (l && o && (v[i].is_object() || v[i].is_array())) prune(v[i], s.item(), *l, *o, s.list_keys(), go_typed);
       out.push_back(std::move(v[i]));
     }
     v = std::move(out);
@@ -440,11 +505,6 @@ struct Manager {
 };
 
 using Managers = std::vector<Manager>;
-
-std::string str_field(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 Managers decode(const json& entries) {
   Managers out;
@@ -584,9 +644,10 @@ ApplyResult server_side_apply(const json& live, const json& applied, const TypeR
     if (auto f = m->find("managedFields"); f != m->end()) managers = decode(*f);
   }
   if (exists && managers.empty()) {
-    // Objects created without field tracking: attribute what exists.
-    Manager before{kBeforeFirstApply, "Update", str_field(live, "apiVersion"), "", "", {}};
-    before.set = field_set(live_obj, type, false, options.subresource, options.status_subresource);
+    // Objects created without field tracking: what exists is attributed as an update from
+    // the kind's zero object (skipnonapplied).
+    Manager before{kBeforeFirstApply, "Update", str_field(live, "apiVersion"), "", options.time, {}};
+    before.set = compare(json(), live_obj, type, options.subresource, options.status_subresource).changed;
     managers.push_back(std::move(before));
   }
 
@@ -602,9 +663,12 @@ ApplyResult server_side_apply(const json& live, const json& applied, const TypeR
   for (const Manager& m : managers) {
     if (m.id() != self.id()) owned = unite(owned, m.set);
   }
-  if (!last.empty()) prune(merged, type, last, owned, {}, /*root=*/true);
+  if (!last.empty()) {
+    const bool go_typed = go_zero_object(str_field(live_obj, "apiVersion"), str_field(live_obj, "kind")).has_value();
+    prune(merged, type, last, owned, {}, go_typed, /*root=*/true);
+  }
 
-  Comparison cmp = compare(live_obj, merged, type, options.subresource, options.status_subresource);
+  Comparison cmp = compare(exists ? live_obj : json(), merged, type, options.subresource, options.status_subresource);
   std::vector<FieldConflict> conflicts;
   std::vector<std::pair<size_t, FieldSet>> taken;  // per manager index: conflicting set
   for (size_t i = 0; i < managers.size(); ++i) {
@@ -708,7 +772,7 @@ json record_update(const json& old, const json& updated, const TypeRef& type, co
   if (exists && managers.empty()) return result;  // untracked object: stays untracked
 
   const json old_obj = exists ? without_managed_fields(old) : json::object();
-  Comparison cmp = compare(old_obj, result, type, options.subresource, options.status_subresource);
+  Comparison cmp = compare(exists ? old_obj : json(), result, type, options.subresource, options.status_subresource);
   Manager self{options.manager, options.operation, str_field(updated, "apiVersion"), options.subresource, "", {}};
   bool found = false;
   for (Manager& m : managers) {

@@ -10,10 +10,10 @@
 // deletionGracePeriodSeconds (set only by the server). With `status_subresource`, a write
 // to the main resource neither owns nor changes .status, and a write to "status" owns only
 // .status (the reset fields).
-// A write owns the maps and lists it creates themselves (the "." of FieldsV1), as
-// structured-merge-diff's Compare adds them; for built-in kinds only maps and lists count,
-// since which structs are Go pointers (nil in the zero value a create starts from) the
-// document does not say. Not modelled: the cap of 10 Update managers ("ancient-changes"),
+// A write owns the maps, lists and structs it creates themselves (the "." of FieldsV1) where
+// the object before it had nothing, not even null, as structured-merge-diff's Compare adds
+// them; a create starts from the kind's Go zero value (go_zero_object.h), which holds the
+// non-pointer structs. Not modelled: the cap of 10 Update managers ("ancient-changes"),
 // unions, conversion between API versions (all entries are treated as one version).
 //
 // Pure functions; thread-compatible. Errors are thrown as ApiError.

@@ -506,6 +506,34 @@ TEST(RecordUpdate, MapsAndListsTheWriteCreatesAreOwnedThemselves) {
             json::parse(R"({"f:replicas":{},"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}})"));
 }
 
+TEST(RecordUpdate, ACreateComparesWithTheKindsGoZeroValue) {
+  // Deployment's zero value holds the value struct spec.strategy and a null PodSpec
+  // containers: a create owns neither itself, but owns the pointer structs it fills.
+  json dep = record_update(nullptr, deployment(R"({"strategy":{"rollingUpdate":{"maxSurge":1}},
+      "template":{"spec":{"containers":[{"name":"c","image":"i"}],
+                          "volumes":[{"name":"v","configMap":{"name":"cm"}}]}}})"),
+                           deploy(), update_opts("creator"));
+  const json& spec = entry(dep, "creator")->at("fieldsV1")["f:spec"];
+  EXPECT_FALSE(spec["f:strategy"].contains("."));
+  EXPECT_TRUE(spec["f:strategy"]["f:rollingUpdate"].contains("."));
+  const json& pod = spec["f:template"]["f:spec"];
+  EXPECT_FALSE(pod["f:containers"].contains("."));
+  EXPECT_TRUE(pod["f:volumes"].contains("."));
+  EXPECT_TRUE(pod["f:volumes"]["k:{\"name\":\"v\"}"]["f:configMap"].contains("."));
+  // Refilling a map its creator emptied leaves it with the creator; removing it does not.
+  json cm = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{}})");
+  json created = record_update(nullptr, cm, *builtin_type("", "v1", "ConfigMap"), update_opts("creator"));
+  json refilled = created;
+  refilled["data"] = {{"k", "v"}};
+  json out = record_update(created, refilled, *builtin_type("", "v1", "ConfigMap"), update_opts("editor"));
+  EXPECT_EQ(entry(out, "creator")->at("fieldsV1"), json::parse(R"({"f:data":{}})"));
+  json filled = record_update(nullptr, refilled, *builtin_type("", "v1", "ConfigMap"), update_opts("creator"));
+  json removed = filled;
+  removed.erase("data");
+  EXPECT_EQ(entry(record_update(filled, removed, *builtin_type("", "v1", "ConfigMap"), update_opts("editor")), "creator"),
+            nullptr);
+}
+
 TEST(FieldsV1Of, PredictsOwnership) {
   json cm = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","labels":{"a":"b"}},
                           "data":{"k":"v","empty":""}})");
