@@ -241,5 +241,5 @@ class OperatorEnv:
 
 
 def quiet_seconds():
-    """The zero-writes window (DGD_E2E_QUIET_SECONDS, default 30 s as issue 5 asks)."""
+    """The zero-writes window (DGD_E2E_QUIET_SECONDS, default 30 s)."""
     return float(os.environ.get("DGD_E2E_QUIET_SECONDS", "30"))
