@@ -26,7 +26,7 @@ test-unit: build
 test-e2e: build
 	cd $(BUILD) && ctest -j $(CTEST_JOBS) -L e2e --output-on-failure
 
-# The two-replica chaos run alone (issue 8; it is part of `make test` too).
+# The two-replica chaos run alone (it is part of `make test` too).
 test-chaos-two-replicas: build
 	cd $(BUILD) && ctest -R 'e2e/chaos/test_chaos_two_replicas' --output-on-failure --timeout 900
 

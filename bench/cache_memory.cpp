@@ -7,7 +7,7 @@
 // do it, in pages (of 500, and 100), one kind after the other:
 //   dom          before: each page parsed into a DOM, each item compacted (CachedObject::make)
 //   text         each page read from its text (decode_list_page), no projection
-//   text+fields  the same with the pod and node projections (session 4)
+//   text+fields  the same with the pod and node projections
 //   text+fields+shared  the same with values shared across objects (the operator now)
 // Objects are rendered by the real pipeline and given what the API server adds
 // (uid, resourceVersion, managedFields, defaults, status) in kube-sim's shapes. Each mode
@@ -430,7 +430,7 @@ ListRun list_everything(int mode, size_t page_size) {
 }
 
 // Peak and resident RSS growth of listing and caching the whole N = 1000 mix.
-// Args: 0 dom, 1 text, 2 text + pod/node projections (session 4), 3 the same + shared
+// Args: 0 dom, 1 text, 2 text + pod/node projections, 3 the same + shared
 // values (the operator now); page size.
 void BM_ListAndCacheN1000(benchmark::State& state) {
   const size_t total = mix().objects();

@@ -1,4 +1,4 @@
-// Render of one recipe, in microseconds (issue 3: "well under a millisecond of CPU beyond
+// Render of one recipe, in microseconds ("well under a millisecond of CPU beyond
 // process start"). Stages, so a regression shows where it is:
 //   BM_Render            explicit graph -> children (the reconcile's hot path)
 //   BM_ExpandRender      user DGD naming a recipe -> graph -> children

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`dgdctl render` CPU beyond process start (issue 3: "well under a millisecond").
+"""`dgdctl render` CPU beyond process start ("well under a millisecond").
 
 Runs `dgdctl --help` and `dgdctl render -f recipes/<recipe>/dgd.yaml` alternately, RUNS
 times each, and reads each child's CPU time (user + system, from wait4's rusage, which

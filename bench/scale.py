@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scale benchmark (issue 9): the operator converging N DGDs, against the kubectl floor.
+"""Scale benchmark: the operator converging N DGDs, against the kubectl floor.
 
     BENCH_N=100,1000 /usr/bin/python3 bench/scale.py        # what `make bench` runs
     BENCH_N=20 BENCH_REST_SECONDS=10 /usr/bin/python3 bench/scale.py   # a quick run

@@ -9,8 +9,8 @@
 // fault whose budget is spent is dropped. Admin, health and discovery requests
 // are never faulted. Thread-safe.
 //
-// Issue 8 extends Fault with new optional fields (fractions, latency, outages);
-// an absent field keeps today's behaviour.
+// Fault's optional fields (fractions, latency, outages) default to off:
+// an absent field injects nothing.
 #pragma once
 
 #include "kubesim/api_error.h"

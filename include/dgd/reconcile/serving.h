@@ -1,4 +1,4 @@
-// ServingChecks: the operator's Serving condition (issue 10). Once a DGD is Ready for its
+// ServingChecks: the operator's Serving condition. Once a DGD is Ready for its
 // current generation, a smoke request (smoke.h) goes to its frontend on a worker thread of
 // this class, never on a reconcile worker; the result re-enqueues the DGD, and the
 // reconcile only reads the latest result (observe) into StatusInput::extra_conditions.

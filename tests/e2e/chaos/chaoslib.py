@@ -264,7 +264,7 @@ class Operators:
 class WriterAudit:
     """Reads kube-sim's request log as it grows. A replica is the leader from its successful
     Lease write until another replica's; every other write of a replica must fall inside
-    its own leadership (issue 8: no write from the non-leader at any time)."""
+    its own leadership (no write from the non-leader at any time)."""
 
     def __init__(self, sim, replicas):
         self.sim = sim

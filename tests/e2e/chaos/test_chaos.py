@@ -1,4 +1,4 @@
-"""Chaos (issue 8): one dgd-operator, SIGKILLed and restarted many times, under every fault
+"""Chaos: one dgd-operator, SIGKILLed and restarted many times, under every fault
 kube-sim injects, converges once the faults stop: every live DGD Ready with exactly the
 children `dgdctl render` gives, nothing left of deleted DGDs or removed components, no
 DGD stuck deleting, every last edit observed. The scenario is in chaoslib.py; its figures

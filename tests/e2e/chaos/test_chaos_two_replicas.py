@@ -1,4 +1,4 @@
-"""Chaos with two dgd-operator replicas under leader election (issue 8): the same faults and
+"""Chaos with two dgd-operator replicas under leader election: the same faults and
 operations as test_chaos.py; the leader is SIGKILLed at random points and comes back. kube-sim's
 request log (each replica has its own user) shows no write from a replica outside its own
 leadership, and after a final kill of the leader the other replica takes over and finishes

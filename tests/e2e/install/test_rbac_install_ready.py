@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 7 acceptance: the operator, installed by deploy/manifests/install.yaml and
+"""The operator, installed by deploy/manifests/install.yaml and
 authenticated as its ServiceAccount (a TokenRequest token, nothing else), runs the H200
 disaggregated recipe to Ready on the h200-4x profile with zero 401/403 responses.
 

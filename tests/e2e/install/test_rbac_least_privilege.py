@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 7 acceptance: the operator's RBAC is least privilege, in deploy/manifests/install.yaml
+"""The operator's RBAC is least privilege, in deploy/manifests/install.yaml
 and in the chart rendered with its defaults, with watchNamespace set (the namespaced Role
 variant) and without leader election:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 7 acceptance, the converse: RBAC is really enforced. The same install as
+"""The converse of the install test: RBAC is really enforced. The same install as
 test_rbac_install_ready.py with one needed rule removed from the ClusterRole, the
 `discovery.k8s.io endpointslices` read rule. The operator never reads EndpointSlices
 itself, but each graph's discovery Role grants them to the Dynamo runtime, and

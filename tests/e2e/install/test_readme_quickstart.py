@@ -92,7 +92,7 @@ def main():
     standin_py = os.path.join(ROOT, "tests", "standin", "openai_standin.py")
     if smoke_blocks and not (os.path.exists(standin_py) and subprocess.run(
             [os.environ["DGDCTL"], "smoke", "--help"], capture_output=True).returncode == 0):
-        # README marks the step as coming until dgdctl smoke (issue 10) is in the tree.
+        # README marks the step as coming until dgdctl smoke is in the tree.
         print("NOTE: dgdctl smoke or the OpenAI stand-in is not built: the smoke block is not run")
         blocks = [b for b in blocks if b not in smoke_blocks]
         smoke_blocks = []

@@ -1,4 +1,4 @@
-"""A child kind missing on the server (issue 5): the cluster lacks NVIDIA's DRA driver, so
+"""A child kind missing on the server: the cluster lacks NVIDIA's DRA driver, so
 the ComputeDomain CRD is not installed.
   - the operator starts, says so in one clear log line, and does not crash;
   - a GB200 DGD, which needs a ComputeDomain, reports Ready=False naming the missing kind,

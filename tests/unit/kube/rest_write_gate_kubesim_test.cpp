@@ -1,8 +1,8 @@
 // The REST client's write gate (set_write_gate, installed by leader election) is asked
 // before every attempt, not only the first: a write throttled with 429 + Retry-After
 // while its process was leader must not be sent again once leadership is lost, or it
-// would land after another replica took over (found by the two-replica chaos test's
-// design review, issue 8). Attempts are counted in kube-sim's request log.
+// would land after another replica took over.
+// Attempts are counted in kube-sim's request log.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
