@@ -68,7 +68,7 @@ func lintChart(dir string, userValues map[string]interface{}) []finding {
 	}
 	if meta.Version == "" {
 		add("ERROR", "Chart.yaml", "version is required")
-	} else if _, err := semver.StrictNewVersion(meta.Version); err != nil {
+	} else if _, err := semver.NewVersion(meta.Version); err != nil {
 		add("ERROR", "Chart.yaml", "version '%s' is not a valid SemVer", meta.Version)
 	}
 	if meta.AppVersion == "" {

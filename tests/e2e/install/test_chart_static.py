@@ -213,7 +213,7 @@ def test_flags_exist():
         FAILURES.append("DGD_OPERATOR not set (run under ctest)")
         return
     help_text = subprocess.run([binary, "run", "--help"], capture_output=True, text=True, timeout=30).stdout
-    for sets in ([], ["watchNamespace=team-a", "extraArgs=[--kind-probe-interval=60]"]):
+    for sets in ([], ["watchNamespace=team-a", "extraArgs={--kind-probe-interval=60}"]):
         c = deployment(objects(sets))["spec"]["template"]["spec"]["containers"][0]
         for flag in flag_values(c):
             check(re.search(r"(^|\s)%s\b" % re.escape(flag), help_text),
