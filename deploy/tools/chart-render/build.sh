@@ -12,7 +12,7 @@ trap 'rm -rf "$gopath"' EXIT
 mkdir -p "$gopath/src"
 ln -s "$src" "$gopath/src/chart-render"
 export GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOFLAGS="" CGO_ENABLED=0
-export GOCACHE="${GOCACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/go-build}"
+export GOCACHE="${GOCACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/go-build}"
 mkdir -p "$(dirname "$out")"
 cd "$gopath/src/chart-render"
 "$go" build -o "$out.tmp.$$" chart-render
