@@ -98,6 +98,44 @@ DeleteOptions propagate(const char* policy) {
   return o;
 }
 
+
+// Equality of two objects where managedFields entries may differ in their `time` only.
+bool same_but_managed_times(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object() || a.size() != b.size()) return a == b;
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    auto other = b.find(it.key());
+    if (other == b.end()) return false;
+    if (it.key() != "metadata" || !it->is_object() || !other->is_object() || it->size() != other->size()) {
+      if (*it != *other) return false;
+      continue;
+    }
+    for (auto m = it->begin(); m != it->end(); ++m) {
+      auto om = other->find(m.key());
+      if (om == other->end()) return false;
+      if (m.key() != "managedFields" || !m->is_array() || !om->is_array() || m->size() != om->size()) {
+        if (*m != *om) return false;
+        continue;
+      }
+      for (size_t i = 0; i < m->size(); ++i) {
+        const json& x = (*m)[i];
+        const json& y = (*om)[i];
+        if (!x.is_object() || !y.is_object()) {
+          if (x != y) return false;
+          continue;
+        }
+        const size_t xs = x.size() - x.count("time"), ys = y.size() - y.count("time");
+        if (xs != ys) return false;
+        for (auto f = x.begin(); f != x.end(); ++f) {
+          if (f.key() == "time") continue;
+          auto g = y.find(f.key());
+          if (g == y.end() || *f != *g) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- Watcher
@@ -722,12 +760,7 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
 
   // A no-op write changes nothing, not even the resourceVersion (managedFields
   // timestamps aside).
-  auto strip_times = [](json j) {
-    if (j["metadata"].contains("managedFields") && j["metadata"]["managedFields"].is_array())
-      for (auto& e : j["metadata"]["managedFields"]) e.erase("time");
-    return j;
-  };
-  if (strip_times(obj) == strip_times(current)) return current;
+  if (same_but_managed_times(obj, current)) return current;
 
   const bool finishing = meta(obj).contains("deletionTimestamp") && finalizers_empty(obj);
   if (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions" && !finishing) {
