@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "operator"))
-from oplib import ROOT, OperatorEnv, condition, wait_until  # noqa: E402,F401
+from oplib import ROOT, OperatorEnv, condition, recipe_file, wait_until  # noqa: E402,F401
 
 DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
 CLIQUE = "nvidia.com/gpu.clique"
@@ -19,7 +19,7 @@ def dgdctl():
 
 
 def recipe_file(recipe):
-    return os.path.join(ROOT, "recipes", recipe, "dgd.yaml")
+    return recipe_file(recipe)
 
 
 def plan(env, dgd_file, ns="dynamo"):
