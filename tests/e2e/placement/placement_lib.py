@@ -18,10 +18,6 @@ def dgdctl():
     return path
 
 
-def recipe_file(recipe):
-    return recipe_file(recipe)
-
-
 def plan(env, dgd_file, ns="dynamo"):
     """Runs `dgdctl plan`; returns (exit code, stdout)."""
     p = subprocess.run([dgdctl(), "plan", "-f", dgd_file, "--kubeconfig", env.sim.kubeconfig, "-n", ns],
