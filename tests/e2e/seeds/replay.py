@@ -35,6 +35,7 @@ import os
 import queue
 import re
 import shlex
+import shutil
 import socket
 import struct
 import subprocess
@@ -48,13 +49,12 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "operator"))
-sys.path.insert(0, os.path.join(HERE, "..", "serving"))
+sys.path.insert(0, os.path.join(HERE, "..", "serving"))  # servinglib, for the tests
 import yaml  # noqa: E402
 
 from oplib import ROOT, RECIPE_PROFILES, OperatorEnv, condition, wait_until  # noqa: E402
 from recipe_paths import recipe_file  # noqa: E402
-from seed_pages import commands, mentions  # noqa: E402
-from servinglib import Standin  # noqa: E402
+from seed_pages import mentions  # noqa: E402
 
 SUBSTITUTIONS = [
     ("kubectl port-forward", "kube-sim has no pod network (pods/portforward is in discovery only): the replay "
@@ -236,12 +236,12 @@ class Replay:
         self.ran = []          # commands run verbatim
         self.stood_in = []     # (command, what ran instead)
         self.curl_outputs = []
-        self.namespace = None
+        self._ns = None
 
     def __enter__(self):
         self.env.__enter__()
         env = self.env.sim.env()
-        if not shutil_which("kustomize"):
+        if not shutil.which("kustomize"):
             env["PATH"] = os.path.join(HERE, "bin") + os.pathsep + env["PATH"]
         self.shell = Shell(env, self.log, self.tmp)
         return self
@@ -287,7 +287,7 @@ class Replay:
             self._port_forward(cmd)
             return
         if re.match(r"kubectl wait --for=condition=Ready pod\b", cmd):
-            ns = self._namespace()
+            ns = self.namespace()
             wait_until("the %d pods of %s" % (t.pods, t.name), lambda: len(self.env.items(
                 "pods", ns, "nvidia.com/dynamo-graph-deployment-name=" + t.name)) >= t.pods, timeout=180)
         out = self._expect_ok(cmd)
@@ -301,15 +301,15 @@ class Replay:
             raise AssertionError("%s: the page's command failed (exit %d):\n$ %s\n%s" % (self.target.recipe, rc, cmd, out))
         return out
 
-    def _namespace(self):
-        if self.namespace is None:
+    def namespace(self):
+        if self._ns is None:
             rc, out = self.shell.run('printf %s "${NAMESPACE}"')
             assert rc == 0 and out, "NAMESPACE is not set"
-            self.namespace = out
-        return self.namespace
+            self._ns = out
+        return self._ns
 
     def _wait_ready(self):
-        ns, name = self._namespace(), self.target.name
+        ns, name = self.namespace(), self.target.name
         wait_until("DGD %s Ready" % name, lambda: (condition(self.env.dgd(name, ns) or {}, "Ready") or {}).get(
             "status") == "True", timeout=180)
 
@@ -334,7 +334,7 @@ class Replay:
 
     # -- what the user checks afterwards --------------------------------------------
     def check_outcome(self):
-        t, ns = self.target, self._namespace()
+        t, ns = self.target, self.namespace()
         self._wait_ready()
         d = self.env.dgd(t.name, ns)
         cache = condition(d, "ModelCacheReady")
@@ -354,11 +354,6 @@ class Replay:
         print("%s: %d commands verbatim, %d stood in" % (self.target.recipe, len(self.ran), len(self.stood_in)))
         for cmd, instead in self.stood_in:
             print("  stood in: %s\n        by: %s" % (cmd.split("\n")[0], instead))
-
-
-def shutil_which(name):
-    import shutil
-    return shutil.which(name)
 
 
 def print_substitutions():

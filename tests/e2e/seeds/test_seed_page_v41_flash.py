@@ -43,7 +43,7 @@ def main():
                 prepared = False
                 for _, cmd in select(page, t, [o for o in targets if o is not t], skip=only_vllm):
                     if not prepared and not cmd.startswith("export "):
-                        r.prerequisites(r._namespace(), MODEL_CACHE)
+                        r.prerequisites(r.namespace(), MODEL_CACHE)
                         prepared = True
                     r.run(cmd)
                     used.add(cmd)

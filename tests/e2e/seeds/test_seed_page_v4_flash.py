@@ -36,7 +36,7 @@ def main():
                     r.run(cmd)
                     used.add(cmd)
                 r.check_outcome()
-                bench = r.env.get("job", "dsv4-bench", r._namespace())
+                bench = r.env.get("job", "dsv4-bench", r.namespace())
                 env = {e["name"]: e.get("value") for e in bench["spec"]["template"]["spec"]["containers"][0]["env"]}
                 assert env["ENDPOINT"] == "$(DGD)-frontend:8000", env
                 r.report()
