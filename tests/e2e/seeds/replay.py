@@ -356,10 +356,20 @@ class Replay:
             print("  stood in: %s\n        by: %s" % (cmd.split("\n")[0], instead))
 
 
+PAUSES = [
+    ("kubectl wait --for=condition=Ready pod -l ...", "until the graph's pods exist: kubectl wait takes the pods "
+     "present when it starts and fails when there are none yet"),
+    ("kubectl port-forward ...", "until the DGD is Ready (the V4.1 page has no wait command)"),
+]
+
+
 def print_substitutions():
     print("Commands the replay cannot run verbatim on kube-sim, and why:")
     for what, why in SUBSTITUTIONS:
         print("  %s: %s" % (what, why))
+    print("Where the replay pauses as a user does (polling, no fixed sleep):")
+    for what, why in PAUSES:
+        print("  before %s: %s" % (what, why))
 
 
 def unused(page_commands, used):
