@@ -7,9 +7,10 @@ here and printed by every run (`SUBSTITUTIONS`):
 
 - Every command runs verbatim in one bash session per target (variables such as RECIPE and
   DGD carry over as in the user's terminal), except:
-- `kubectl port-forward svc/S L:R -n NS`: kube-sim has no pod network and serves
-  pods/portforward in discovery only. The replay checks what kubectl resolves first (the
-  Service exists and selects a Ready pod) and then listens on localhost:L itself, forwarding
+- `kubectl port-forward svc/S L:R -n NS`: runs as written first (and is used when it listens).
+  kube-sim has no pod network and serves pods/portforward in discovery only, so kubectl exits;
+  the replay then checks what kubectl resolves first (the
+  Service exists and selects a Ready pod) and listens on localhost:L itself, forwarding
   each request to the Service's port R through the API server's services/proxy subresource,
   where the project's OpenAI stand-in (tests/standin) answers for the frontend. The page's
   `curl http://localhost:8000/...` then runs verbatim.
@@ -57,9 +58,10 @@ from recipe_paths import recipe_file  # noqa: E402
 from seed_pages import mentions  # noqa: E402
 
 SUBSTITUTIONS = [
-    ("kubectl port-forward", "kube-sim has no pod network (pods/portforward is in discovery only): the replay "
-     "checks the Service and a Ready pod behind it, then forwards localhost:8000 to the Service through the API "
-     "server's services/proxy, where the OpenAI stand-in answers; the page's curl runs verbatim"),
+    ("kubectl port-forward", "run as written first; kube-sim has no pod network (pods/portforward is in discovery "
+     "only), so kubectl exits, and the replay checks the Service and a Ready pod behind it, then forwards "
+     "localhost:8000 to the Service through the API server's services/proxy, where the OpenAI stand-in answers; "
+     "the page's curl runs verbatim"),
     ("export CLUSTER_CONFIG=/path/to/your/filled-cluster-kustomization", "the page's placeholder for the user's "
      "folder: set to a filled cluster Kustomization whose single resource is recipe.yaml"),
     ("kustomize", "no Debian package of the standalone binary: without one on PATH, tests/e2e/seeds/bin/kustomize "
@@ -166,9 +168,9 @@ class Shell:
 
     def words(self, cmd):
         """The command's words after the shell's expansion (for a command the replay stands in for)."""
-        rc, out = self.run("printf '%s\\n' " + cmd.split(" ", 1)[1])
+        rc, out = self.run("printf '%s\\0' " + cmd.split(" ", 1)[1])
         assert rc == 0, out
-        return out.split("\n")
+        return out.split("\0")[:-1]
 
     def close(self):
         try:
@@ -231,7 +233,8 @@ class Replay:
         self.tmp = tempfile.mkdtemp(prefix="seeds-")
         self.log = open(os.path.join(self.tmp, "transcript.txt"), "w")
         self.env = OperatorEnv(profile=RECIPE_PROFILES[target.recipe])
-        self.forward = None
+        self.forward = None       # the stand-in for kubectl port-forward
+        self.port_forward = None  # kubectl port-forward, where the API server offers it
         self.shell = None
         self.ran = []          # commands run verbatim
         self.stood_in = []     # (command, what ran instead)
@@ -243,12 +246,12 @@ class Replay:
         env = self.env.sim.env()
         if not shutil.which("kustomize"):
             env["PATH"] = os.path.join(HERE, "bin") + os.pathsep + env["PATH"]
+        self.shell_env = env
         self.shell = Shell(env, self.log, self.tmp)
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        if self.forward:
-            self.forward.close()
+        self._stop_port_forward()
         if self.shell:
             self.shell.close()
         self.log.close()
@@ -319,18 +322,44 @@ class Replay:
         svc = [w for w in words if w.startswith("svc/")][0][len("svc/"):]
         local, remote = [w for w in words if re.fullmatch(r"\d+:\d+", w)][0].split(":")
         ns = words[words.index("-n") + 1]
+        self.env.sim.admin("/sim/v1/services/proxy", "POST", {"namespace": ns, "name": svc, "url": self.standin.url})
+        # The page's command first, as in the user's other terminal: it either listens or
+        # exits (kube-sim has no pods/portforward), and then the replay stands in.
+        self._stop_port_forward()
+        proc = subprocess.Popen(["kubectl"] + words, env=self.shell_env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+
+        def outcome():
+            if proc.poll() is not None:
+                return "exited"
+            try:
+                socket.create_connection(("127.0.0.1", int(local)), timeout=1).close()
+                return "listening"
+            except OSError:
+                return None
+        if wait_until("kubectl port-forward to listen or exit", outcome, timeout=60) == "listening":
+            self.port_forward = proc
+            self.ran.append(cmd)
+            return
+        said = proc.stderr.read().strip()
         service = self.env.get("svc", svc, ns)  # kubectl: Error from server (NotFound) otherwise
         selector = ",".join("%s=%s" % kv for kv in sorted(service["spec"]["selector"].items()))
         ready = [p for p in self.env.items("pods", ns, selector)
                  if (condition(p, "Ready") or {}).get("status") == "True"]
         assert ready, "%s: no Ready pod behind svc/%s (kubectl port-forward would fail)" % (self.target.recipe, svc)
         assert int(remote) in [p["port"] for p in service["spec"]["ports"]], service["spec"]["ports"]
-        self.env.sim.admin("/sim/v1/services/proxy", "POST", {"namespace": ns, "name": svc, "url": self.standin.url})
+        self.forward = ServiceForward(self.env.sim, ns, svc, int(local), remote)
+        self.stood_in.append((cmd, "kubectl said `%s`; localhost:%s -> svc/%s:%s via services/proxy (pod %s Ready)" % (
+            said, local, svc, remote, ready[0]["metadata"]["name"])))
+
+    def _stop_port_forward(self):
         if self.forward:
             self.forward.close()
-        self.forward = ServiceForward(self.env.sim, ns, svc, int(local), remote)
-        self.stood_in.append((cmd, "localhost:%s -> svc/%s:%s via services/proxy (pod %s Ready)" % (
-            local, svc, remote, ready[0]["metadata"]["name"])))
+            self.forward = None
+        if self.port_forward is not None:
+            self.port_forward.terminate()
+            self.port_forward.wait(timeout=10)
+            self.port_forward = None
 
     # -- what the user checks afterwards --------------------------------------------
     def check_outcome(self):
