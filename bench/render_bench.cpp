@@ -2,9 +2,9 @@
 // process start"). Stages, so a regression shows where it is:
 //   BM_Render            explicit graph -> children (the reconcile's hot path)
 //   BM_ExpandRender      user DGD naming a recipe -> graph -> children
-//   BM_ReadYaml          a recipe's dgd.yaml -> JSON (the fast block reader) ...
+//   BM_ReadYaml          a recipe's deploy.yaml -> JSON (the fast block reader) ...
 //   BM_ReadYamlCpp       ... and through yaml-cpp, which it replaces for such files
-//   BM_DgdctlRenderFile  `dgdctl render -f recipes/<recipe>/dgd.yaml`, in process: the
+//   BM_DgdctlRenderFile  `dgdctl render -f recipes/<recipe>/deploy.yaml`, in process: the
 //                        whole command (read YAML, parse, validate, expand, validate,
 //                        render, write YAML) as dgdctl runs it
 //   BM_DgdctlRenderText  the same for a short user DGD naming the recipe
@@ -41,7 +41,7 @@ std::string userDgd(const char* recipe) {
          recipe + "\n  components:\n  - name: Frontend\n    replicas: 2\n";
 }
 
-// The recipe's dgd.yaml, byte for byte (the catalog embeds the file).
+// The recipe's deploy.yaml, byte for byte (the catalog embeds the file).
 const std::string& recipeFile(const char* recipe) {
   const auto* r = dgd::recipes::Catalog::builtin().find(recipe);
   if (r == nullptr) std::abort();
@@ -79,7 +79,7 @@ void BM_ReadYaml(benchmark::State& state) {
     auto docs = dgd::api::yamlToJsonDocuments(text);
     benchmark::DoNotOptimize(docs);
   }
-  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/dgd.yaml (" + std::to_string(text.size()) + " bytes)");
+  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/deploy.yaml (" + std::to_string(text.size()) + " bytes)");
 }
 
 void BM_ReadYamlCpp(benchmark::State& state) {
@@ -88,7 +88,7 @@ void BM_ReadYamlCpp(benchmark::State& state) {
     auto docs = dgd::api::yaml_detail::readWithYamlCpp(text);
     benchmark::DoNotOptimize(docs);
   }
-  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/dgd.yaml");
+  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/deploy.yaml");
 }
 
 // One `dgdctl render` of `text`; aborts when the command fails (a broken benchmark
@@ -103,7 +103,7 @@ void BM_DgdctlRenderFile(benchmark::State& state) {
   const std::string& text = recipeFile(kRecipes[state.range(0)]);
   size_t bytes = 0;
   for (auto _ : state) bytes = dgdctlRender(text);
-  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/dgd.yaml (" + std::to_string(bytes) + " bytes of YAML)");
+  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/deploy.yaml (" + std::to_string(bytes) + " bytes of YAML)");
 }
 
 void BM_DgdctlRenderText(benchmark::State& state) {

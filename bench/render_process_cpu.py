@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`dgdctl render` CPU beyond process start ("well under a millisecond").
 
-Runs `dgdctl --help` and `dgdctl render -f recipes/<recipe>/dgd.yaml` alternately, RUNS
+Runs `dgdctl --help` and `dgdctl render -f recipes/<recipe>/deploy.yaml` alternately, RUNS
 times each, and reads each child's CPU time (user + system, from wait4's rusage, which
 Linux fills from the scheduler's nanosecond runtime). `--help` pays the same loading,
 relocation, static initialisation and exit as `render`, so the difference is what a render
@@ -18,6 +18,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "lib"))
+from recipe_paths import recipe_file  # noqa: E402
 
 
 def cpu_ms(argv):
@@ -39,7 +41,7 @@ def main():
     ap.add_argument("--runs", type=int, default=200)
     args = ap.parse_args()
     dgdctl = args.dgdctl or os.path.join(args.build, "dgdctl")
-    recipe = os.path.join(ROOT, "recipes", args.recipe, "dgd.yaml")
+    recipe = recipe_file(args.recipe, ROOT)
     help_cmd = [dgdctl, "--help"]
     render_cmd = [dgdctl, "render", "-f", recipe]
     for cmd in (help_cmd, render_cmd):  # warm the page cache; fail before measuring
@@ -50,7 +52,7 @@ def main():
         renders.append(cpu_ms(render_cmd))
     diffs = [r - h for r, h in zip(renders, helps)]
     print(f"machine: {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{dgdctl} render -f recipes/{args.recipe}/dgd.yaml vs --help, {args.runs} alternating runs each")
+    print(f"{dgdctl} render -f {os.path.relpath(recipe, ROOT)} vs --help, {args.runs} alternating runs each")
     print(f"  --help   CPU ms: median {statistics.median(helps):.3f}  min {min(helps):.3f}")
     print(f"  render   CPU ms: median {statistics.median(renders):.3f}  min {min(renders):.3f}")
     print(f"  beyond process start: median {statistics.median(diffs):.3f} ms, "

@@ -52,6 +52,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "lib"))
 BUILD = os.path.abspath(os.environ.get("BENCH_BUILD", os.path.join(ROOT, "build-bench")))
 os.environ.setdefault("KUBE_SIM", os.path.join(BUILD, "tests", "kubesim", "kube-sim"))
 from kubesim import KubeSim  # noqa: E402
+from recipe_paths import recipe_file  # noqa: E402
 
 DGDCTL = os.path.join(BUILD, "dgdctl")
 OPERATOR = os.path.join(BUILD, "dgd-operator")
@@ -162,7 +163,7 @@ def recipe_gpus():
     CPU pool)."""
     out = {}
     for recipe, _ in MIX:
-        r = subprocess.run([DGDCTL, "render", "-f", os.path.join(ROOT, "recipes", recipe, "dgd.yaml"), "-n", "x",
+        r = subprocess.run([DGDCTL, "render", "-f", recipe_file(recipe, ROOT), "-n", "x",
                             "-o", "json"], capture_output=True, text=True, check=True)
         need = collections.Counter()
         for o in objects_of(r.stdout):
@@ -250,7 +251,7 @@ def make_dgds(n):
     out = []
     docs = {}
     for recipe, _ in MIX:
-        with open(os.path.join(ROOT, "recipes", recipe, "dgd.yaml")) as f:
+        with open(recipe_file(recipe, ROOT)) as f:
             docs[recipe] = yaml.safe_load(f)
     for i in range(n):
         recipe, tag = MIX[i % len(MIX)]
@@ -317,7 +318,7 @@ def fill_model_caches(sim, dgds, workdir):
     jobs_of = {}
     for _, _, recipe, _ in dgds:
         if recipe not in jobs_of:
-            r = subprocess.run([DGDCTL, "render", "-f", os.path.join(ROOT, "recipes", recipe, "dgd.yaml"), "-n", "x",
+            r = subprocess.run([DGDCTL, "render", "-f", recipe_file(recipe, ROOT), "-n", "x",
                                 "-o", "json"], capture_output=True, text=True, check=True)
             jobs_of[recipe] = [o for o in objects_of(r.stdout) if o.get("kind") == "Job"]
     pvc_uid, objs, seen = {}, [], set()

@@ -13,6 +13,7 @@ packages=(
   lua5.1    # tests: the Argo CD health script of docs/gitops.md (Argo CD runs Lua 5.1)
   libre2-dev  # kube-sim: CRD `pattern`s with Go's regexp (RE2) semantics
   curl procps
+  jq util-linux  # tests: the benchmark Job's script (jq); the seed-page replay's private network namespace (unshare)
   # tests: the server-side apply referee (tests/referees/ssa) builds with Debian's Go and the
   # libraries kube-apiserver applies with; the imports it makes directly are listed
   golang-1.19-go golang-k8s-sigs-structured-merge-diff-dev golang-k8s-kube-openapi-dev

@@ -599,7 +599,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   }
 
   // The download Job this DGD uses, recorded before the caches are read (dgds_using_job).
-  const std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
+  std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
   note_job_use(id, cache && !cache->job_name.empty() ? key.ns + "/" + cache->job_name : "");
 
   // --- children.
@@ -666,6 +666,20 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   // Keys of live children left exactly as they are: the download Job once it exists (its
   // pod template is immutable, and it may come from an older operator or another DGD).
   std::set<std::string> held_as_is;
+  if (cache && !cache->job_name.empty() && !cluster_.cached(*find_child_kind("batch/v1", "Job"), key.ns, cache->job_name)) {
+    // No Job of ours: a download run outside the operator (the recipe pages' model-download)
+    // may already hold this model and revision; then it is the one to wait on.
+    auto jobs = cluster_.list(kube::resources::jobs(), key.ns, std::string(render::kLabelModelCache) + "=" + cache->claim);
+    if (const json* record = jobs ? find_download_record(*cache, *jobs) : nullptr) {
+      const std::string ours = cache->job_name;
+      desired.erase(std::remove_if(desired.begin(), desired.end(),
+                                   [&](const json& d) { return d.value("kind", "") == "Job" && meta_string(d, "name") == ours; }),
+                    desired.end());
+      cache->job_name = meta_string(*record, "name");
+      note_job_use(id, key.ns + "/" + cache->job_name);
+      live_store.push_back(*record);
+    }
+  }
   if (cache) {
     if (!cache->job_name.empty()) {
       auto jt = std::find_if(desired.begin(), desired.end(), [&](const json& d) {

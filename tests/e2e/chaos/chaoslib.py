@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from binaries import find_binary  # noqa: E402,F401
 from kubesim import KubeSim  # noqa: E402
+from recipe_paths import all_recipe_files  # noqa: E402
 
 TIME_FACTOR = float(os.environ.get("DGD_TEST_TIME_FACTOR") or "1")
 assert TIME_FACTOR >= 1, "DGD_TEST_TIME_FACTOR must be >= 1 (it only lengthens deadlines)"
@@ -92,9 +93,9 @@ def condition(obj, ctype):
 
 def load_recipes():
     out = []
-    for f in sorted(glob.glob(os.path.join(ROOT, "recipes", "*", "*", "*", "dgd.yaml"))):
+    for name, f in all_recipe_files(ROOT).items():
         with open(f) as fh:
-            out.append((os.path.relpath(os.path.dirname(f), os.path.join(ROOT, "recipes")), yaml.safe_load(fh)))
+            out.append((name, yaml.safe_load(fh)))
     assert len(out) >= 10, "catalog recipes not found under recipes/"
     return out
 

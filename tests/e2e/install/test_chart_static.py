@@ -254,7 +254,7 @@ def discovery_role_rules():
     if not dgdctl or not os.path.exists(dgdctl):
         FAILURES.append("DGDCTL not set (run under ctest)")
         return set()
-    path = os.path.join(ROOT, "recipes", "deepseek-v4.1-flash", "vllm", "disagg-h200-agentic", "dgd.yaml")
+    path = os.path.join(ROOT, "recipes", "deepseek-v4.1-flash", "vllm", "disagg-h200-agentic", "deploy.yaml")
     p = subprocess.run([dgdctl, "render", "-f", path], capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         FAILURES.append("dgdctl render failed: %s" % p.stderr)

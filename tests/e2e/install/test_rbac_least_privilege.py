@@ -105,7 +105,7 @@ def uncovered(objs, ns, worker_roles):
 
 def rendered_worker_roles(ns):
     dgdctl = os.environ.get("DGDCTL") or os.path.join(ROOT, "build", "dgdctl")
-    out = subprocess.run([dgdctl, "render", "-f", os.path.join(ROOT, "recipes", RECIPE, "dgd.yaml"), "-n", ns,
+    out = subprocess.run([dgdctl, "render", "-f", os.path.join(ROOT, "recipes", RECIPE, "deploy.yaml"), "-n", ns,
                           "-o", "json"], capture_output=True, text=True, check=True).stdout
     doc = json.loads(out)
     items = doc["items"] if isinstance(doc, dict) and "items" in doc else doc

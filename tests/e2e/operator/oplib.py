@@ -20,6 +20,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from binaries import find_binary  # noqa: E402
 from kubesim import KubeSim  # noqa: E402
+from recipe_paths import recipe_dir, recipe_file  # noqa: E402,F401
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -49,9 +50,9 @@ def find_operator():
 
 
 def dgd_name_of(recipe):
-    """metadata.name of a recipe's dgd.yaml (what the recipe page's awk line extracts)."""
+    """metadata.name of a recipe's deploy.yaml (what the recipe page's awk line extracts)."""
     import yaml
-    with open(os.path.join(ROOT, "recipes", recipe, "dgd.yaml")) as f:
+    with open(recipe_file(recipe)) as f:
         return yaml.safe_load(f)["metadata"]["name"]
 
 
@@ -196,10 +197,10 @@ class OperatorEnv:
     def apply_recipe(self, recipe, ns="dynamo"):
         """kubectl apply -k recipes/<recipe> -n ns; returns the DGD name."""
         import yaml
-        with open(os.path.join(ROOT, "recipes", recipe, "dgd.yaml")) as f:
+        with open(recipe_file(recipe)) as f:
             cache = ((yaml.safe_load(f)["spec"].get("model") or {}).get("cache") or {})
         self.prepare_namespace(ns, cache.get("claimName", "shared-model-cache"))
-        self.kubectl("apply", "-k", os.path.join(ROOT, "recipes", recipe), "-n", ns)
+        self.kubectl("apply", "-k", recipe_dir(recipe), "-n", ns)
         return dgd_name_of(recipe)
 
     def dgd(self, name, ns="dynamo"):

@@ -14,7 +14,7 @@ import os
 
 import yaml
 
-from oplib import ROOT, OperatorEnv, wait_until
+from oplib import ROOT, recipe_file, OperatorEnv, wait_until
 
 RECIPE = "deepseek-v4.1-flash/vllm/agg-h200-agentic"
 NS = "dynamo"
@@ -22,7 +22,7 @@ LABEL = "nvidia.com/dynamo-graph-deployment-name"
 
 
 def recipe_doc(name):
-    with open(os.path.join(ROOT, "recipes", RECIPE, "dgd.yaml")) as f:
+    with open(recipe_file(RECIPE)) as f:
         doc = yaml.safe_load(f)
     doc["metadata"]["name"] = name
     return doc

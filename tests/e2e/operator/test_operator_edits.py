@@ -14,7 +14,7 @@ import time
 
 import yaml
 
-from oplib import ROOT, OperatorEnv, condition, quiet_seconds, wait_until
+from oplib import ROOT, recipe_dir, recipe_file, OperatorEnv, condition, quiet_seconds, wait_until
 
 RECIPE = "deepseek-v4.1-flash/vllm/disagg-h200-agentic"
 NS = "dynamo"
@@ -99,7 +99,7 @@ def main():
         wait_until("Service re-created", lambda: env.get("svc", name + "-frontend", NS, check=False))
 
         # --- removing a component deletes its Deployment and Service, nothing else.
-        with open(env_recipe_path(RECIPE) + "/dgd.yaml") as f:
+        with open(recipe_file(RECIPE)) as f:
             doc_add = yaml.safe_load(f)
         frontend = next(c for c in doc_add["spec"]["components"] if c["type"] == "frontend")
         doc_add["spec"]["components"].append(dict(frontend, name="Frontend2"))
@@ -134,7 +134,7 @@ def main():
 
 
 def env_recipe_path(recipe):
-    return os.path.join(ROOT, "recipes", recipe)
+    return recipe_dir(recipe)
 
 
 if __name__ == "__main__":

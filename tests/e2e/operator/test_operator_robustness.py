@@ -12,13 +12,13 @@ import time
 
 import yaml
 
-from oplib import ROOT, OperatorEnv, condition, wait_until
+from oplib import ROOT, recipe_file, OperatorEnv, condition, wait_until
 
 RECIPE = "deepseek-v4.1-flash/vllm/agg-h200-agentic"
 
 
 def recipe_doc(name):
-    with open(os.path.join(ROOT, "recipes", RECIPE, "dgd.yaml")) as f:
+    with open(recipe_file(RECIPE)) as f:
         doc = yaml.safe_load(f)
     doc["metadata"]["name"] = name
     return doc

@@ -20,7 +20,11 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from decimal import Decimal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from recipe_paths import recipe_file  # noqa: E402
 
 FAIL = "FAIL"
 INFO = "INFO"
@@ -1041,17 +1045,15 @@ def expectation_files(src=None):
 
 
 def check_recipe_folder(dgdctl, src, label, exp, scope=("recipe",)):
-    """Render recipes/<target>/dgd.yaml directly and through `kubectl kustomize`, check both
-    (within `scope`, see check_target), and require the two renders to be identical."""
+    """Render the target's deploy.yaml directly and through `kubectl kustomize` of its folder,
+    check both (within `scope`, see check_target), and require the two renders to be identical."""
     f = Findings(label)
-    folder = os.path.join(src, "recipes", exp["target"])
-    dgd_file = os.path.join(folder, "dgd.yaml")
-    if not os.path.isdir(folder):
-        f.fail("", f"recipe folder recipes/{exp['target']} does not exist")
+    try:
+        dgd_file = recipe_file(exp["target"], src)
+    except KeyError as e:
+        f.fail("", str(e))
         return f
-    if not os.path.isfile(dgd_file):
-        f.fail("", f"recipes/{exp['target']}/dgd.yaml does not exist")
-        return f
+    folder = os.path.dirname(dgd_file)
     direct, err = run_render(dgdctl, dgd_file, cwd=src)
     if err:
         f.fail("", err)
@@ -1069,7 +1071,7 @@ def check_recipe_folder(dgdctl, src, label, exp, scope=("recipe",)):
     if direct is not None:
         diffs = diff_outputs({"items": direct}, {"items": via_kustomize})
         if diffs:
-            f.fail("", "render of `kubectl kustomize` output differs from render of dgd.yaml: " + "; ".join(diffs))
+            f.fail("", "render of `kubectl kustomize` output differs from render of " + os.path.basename(dgd_file) + ": " + "; ".join(diffs))
             for lvl, where, msg in check_target(via_kustomize, exp, label + " (kustomize)", scope).items:
                 if lvl == FAIL:
                     f.items.append((lvl, where, msg))
