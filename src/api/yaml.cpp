@@ -10,7 +10,6 @@
 #include <cstring>
 #include <sstream>
 
-#include "api/yaml_block_reader.h"
 #include "api/yaml_scalar.h"
 
 namespace dgd::api {
@@ -308,7 +307,7 @@ void emit(std::string& out, const nlohmann::json& v, int indent) {
 
 // yaml-cpp 0.7's LoadAll loops forever, allocating, when a document cannot consume the
 // token it starts at (e.g. text starting with ", a: b"): every round yields another empty
-// document at the same position (found by tests/fuzz/fuzz_dgd). This pass walks the
+// document at the same position (a fuzz_dgd regression input). This pass walks the
 // documents with a handler that only records where each starts, and fails on the first
 // one that starts where the previous one did, before LoadAll sees the text.
 class DocumentProgress : public YAML::EventHandler {
@@ -341,9 +340,7 @@ void checkDocumentsAdvance(const std::string& text) {
 
 }  // namespace
 
-namespace yaml_detail {
-
-std::vector<nlohmann::json> readWithYamlCpp(std::string_view text) {
+std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
   std::vector<YAML::Node> docs;
   try {
     checkDocumentsAdvance(std::string(text));
@@ -366,15 +363,6 @@ std::vector<nlohmann::json> readWithYamlCpp(std::string_view text) {
     }
   }
   return out;
-}
-
-}  // namespace yaml_detail
-
-std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
-  // Most manifests are plain block-style YAML, which the fast reader takes; it gives up
-  // on anything else, and yaml-cpp reads that (and words any error).
-  if (auto docs = yaml_detail::readBlockYaml(text)) return std::move(*docs);
-  return yaml_detail::readWithYamlCpp(text);
 }
 
 nlohmann::json yamlToJson(std::string_view text) {
