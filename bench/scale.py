@@ -286,7 +286,7 @@ def write_list(path, objs):
         json.dump({"apiVersion": "v1", "kind": "List", "items": objs}, f)
 
 
-# -- kube-sim helpers ----------------------------------------------------------------
+# -- kube-sim access -----------------------------------------------------------------
 def start_sim(profile_path):
     args = ["--profile", profile_path, "--kubelet-start-delay", "0", "--kubelet-ready-delay", "0",
             "--job-duration", "0", "--pod-termination-delay", "0"]

@@ -164,8 +164,8 @@ class CpprestTransport final : public HttpTransport {
       auto sb = resp.body().streambuf();
       // At most kMaxChunk bytes per call of on_data: a watch stream lives for minutes, and a
       // chunk that took a whole burst (everything buffered while the informer was busy)
-      // would keep that burst's size for the life of the stream (4 MB over the informers
-      // of a N = 300 bench while converging; heaptrack).
+      // would keep that burst's size for the life of the stream, megabytes across the
+      // informers of a converging fleet.
       // Not reserved up front: most chunks are one event of a few KB.
       constexpr size_t kMaxChunk = 64 * 1024;
       std::string chunk;

@@ -8,8 +8,8 @@
 
 #include "dgd/api/parse.h"
 #include "dgd/api/validate.h"
-#include "dgd/kube/desired_state.h"
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/desired_state.h"
+#include "dgd/object/field_schema.h"
 #include "dgd/kube/watch_scan.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
@@ -730,7 +730,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   std::map<std::string, const json*> live_by_key;
   for (const json* o : live) live_by_key[object_key(*o)] = o;
 
-  auto holds = [](const json& l, const json& d) { return kube::holds_desired(l, d, kube::schema_for_object(d)); };
+  auto holds = [](const json& l, const json& d) { return object::holds_desired(l, d, object::schema_for_object(d)); };
   ChildPlan plan = plan_children(desired, live, uid, holds);
   plan.apply.erase(std::remove_if(plan.apply.begin(), plan.apply.end(),
                                   [&](const json* d) { return held_as_is.count(object_key(*d)) > 0; }),
@@ -767,7 +767,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     auto before = live_by_key.find(k);
     std::string change;
     if (before != live_by_key.end()) {
-      auto diff = kube::first_difference(*before->second, *d, kube::schema_for_object(*d));
+      auto diff = object::first_difference(*before->second, *d, object::schema_for_object(*d));
       change = diff ? *diff : "ownerReferences";
     }
     auto r = cluster_.apply(*kind, *d);

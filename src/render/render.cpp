@@ -11,9 +11,9 @@
 #include "dgd/api/parse.h"
 #include "dgd/api/rollout.h"
 #include "dgd/api/validate.h"
-#include "dgd/kube/field_schema.h"
-#include "dgd/kube/quantity.h"
-#include "dgd/kube/strategic_merge.h"
+#include "dgd/object/field_schema.h"
+#include "dgd/object/quantity.h"
+#include "dgd/object/strategic_merge.h"
 #include "render/internal.h"
 #include "render/objects.h"
 
@@ -126,7 +126,7 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   addIfAbsent(main["ports"], "containerPort", json(sp.port),
               {{"name", sp.name}, {"containerPort", sp.port}, {"protocol", "TCP"}});
   const std::string shm = c.sharedMemorySize.value_or(api::kDefaultSharedMemorySize);
-  const auto shmQuantity = kube::Quantity::parse(shm);
+  const auto shmQuantity = object::Quantity::parse(shm);
   if (!shmQuantity || !shmQuantity->is_zero()) {
     addIfAbsent(spec["volumes"], "name", json(kSharedMemoryVolume),
                 {{"name", kSharedMemoryVolume}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", shm}}}});
@@ -154,8 +154,8 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   if (main.contains("ports")) sortByNumber(main["ports"], "containerPort");
   if (pod["spec"].contains("volumes")) sortBy(pod["spec"]["volumes"], "name");
   try {
-    kube::canonicalize_resources(pod["spec"]);
-  } catch (const kube::QuantityError& e) {
+    object::canonicalize_resources(pod["spec"]);
+  } catch (const object::QuantityError& e) {
     errors.push_back({path + ".podTemplate.spec." + e.path(), e.what()});
   }
   return pod;

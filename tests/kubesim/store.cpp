@@ -3,6 +3,7 @@
 #include "kubesim/api_error.h"
 #include "kubesim/crd/custom_resource_validation.h"
 #include "dgd/kube/base64.h"
+#include "kubesim/base64url.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/validation/validate.h"
 #include "kubesim/patch_adapter.h"
@@ -70,26 +71,9 @@ bool finalizers_empty(const json& obj) {
 }
 
 std::string unb64(const std::string& in) {
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '-' || c == '+') v = 62;
-    else if (c == '_' || c == '/') v = 63;
-    else if (c == '=') break;
-    else throw ApiError::bad_request("invalid continue token");
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buf >> bits) & 0xFF);
-    }
-  }
-  return out;
+  auto out = dgd::kube::base64_decode(in);
+  if (!out) throw ApiError::bad_request("invalid continue token");
+  return *out;
 }
 
 DeleteOptions propagate(const char* policy) {
@@ -606,7 +590,7 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
     if (!o.labels.empty() && !o.labels.matches(md.contains("labels") ? md["labels"] : json())) continue;
     if (!o.fields.empty() && !o.fields.matches(obj)) continue;
     if (o.limit > 0 && count == o.limit) {
-      out.continue_token = dgd::kube::base64url_encode(json{{"rv", out.rv}, {"start", last_key}}.dump());
+      out.continue_token = kubesim::base64url_encode(json{{"rv", out.rv}, {"start", last_key}}.dump());
       int64_t rest = 0;
       for (auto r = it; r != src->end(); ++r) {
         const json& ro = r->second;

@@ -12,7 +12,6 @@
 #include <iterator>
 
 #include "cli/dgdctl/commands.h"
-#include "cli/dgdctl/exit_arena.h"
 #include "cli/dgdctl/smoke.h"
 
 namespace {
@@ -117,9 +116,8 @@ int main(int argc, char** argv) {
   opts.format = format == "json" ? Format::kJson : Format::kYaml;
   opts.defaultNamespace = ns;
   // Every command from here on is one offline pass that prints and exits (plan and smoke,
-  // which talk to a cluster, ran as CLI11 callbacks inside the parse above): its memory
-  // is left to the exit (exit_arena.h) instead of being freed object by object.
-  dgd::cli::useExitArena();
+  // which talk to a cluster, ran as CLI11 callbacks inside the parse above): its documents
+  // are left to the exit instead of being freed node by node.
   opts.keepUntilExit = true;
 
   if (*list) {

@@ -9,7 +9,7 @@
 #include <ostream>
 #include <vector>
 
-namespace dgd::kube::desired_cases {
+namespace dgd::object::desired_cases {
 
 struct DesiredCase {
   const char* name;
@@ -115,4 +115,4 @@ inline std::vector<DesiredCase> deployment_cases() {
                     false}};
 }
 
-}  // namespace dgd::kube::desired_cases
+}  // namespace dgd::object::desired_cases

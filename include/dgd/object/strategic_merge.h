@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/field_schema.h"
 
-namespace dgd::kube {
+namespace dgd::object {
 
 // PatchError is thrown when a patch document is ill-formed or cannot be applied.
 // path() is the field path (".spec.containers") that failed.
@@ -59,4 +59,4 @@ nlohmann::json apply_strategic_merge_patch(const nlohmann::json& original,
 nlohmann::json strategic_merge(const nlohmann::json& base, const nlohmann::json& overlay,
                                const FieldSchema& schema);
 
-}  // namespace dgd::kube
+}  // namespace dgd::object

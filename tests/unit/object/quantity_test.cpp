@@ -1,13 +1,13 @@
 // Canonical forms are those of apimachinery's resource.Quantity
 // (pkg/api/resource/quantity_test.go: TestQuantityParse, TestQuantityString
 // alternates, TestQuantityParseEmit), plus the values this project writes.
-#include "dgd/kube/quantity.h"
+#include "dgd/object/quantity.h"
 
 #include <gtest/gtest.h>
 
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/field_schema.h"
 
-namespace dgd::kube {
+namespace dgd::object {
 namespace {
 
 using nlohmann::json;
@@ -163,4 +163,4 @@ TEST(CanonicalizeQuantities, PodSpecOverheadAndNullsAreHandled) {
 }
 
 }  // namespace
-}  // namespace dgd::kube
+}  // namespace dgd::object

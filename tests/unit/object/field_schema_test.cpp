@@ -1,11 +1,11 @@
 // Built-in schemas follow the listType / patchMergeKey markers of the
 // Kubernetes API types (k8s.io/api core/v1, apps/v1, meta/v1); CRD schemas
 // follow the x-kubernetes-* extensions.
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/field_schema.h"
 
 #include <gtest/gtest.h>
 
-namespace dgd::kube {
+namespace dgd::object {
 namespace {
 
 using nlohmann::json;
@@ -143,4 +143,4 @@ TEST(Subschemas, PodTemplateSpecHasMetadataAndSpec) {
 }
 
 }  // namespace
-}  // namespace dgd::kube
+}  // namespace dgd::object

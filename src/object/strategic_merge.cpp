@@ -1,13 +1,13 @@
 // Follows apimachinery pkg/util/strategicpatch (patch.go: mergeMap, mergeSlice,
 // mergePatchIntoOriginal, normalizeElementOrder) in its server mode.
-#include "dgd/kube/strategic_merge.h"
+#include "dgd/object/strategic_merge.h"
 
 #include <algorithm>
 #include <utility>
 #include <string>
 #include <vector>
 
-namespace dgd::kube {
+namespace dgd::object {
 
 using nlohmann::json;
 
@@ -356,4 +356,4 @@ json strategic_merge(const json& base, const json& overlay, const FieldSchema& s
   return merge_map(base, overlay, schema, "");
 }
 
-}  // namespace dgd::kube
+}  // namespace dgd::object

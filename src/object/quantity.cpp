@@ -1,11 +1,11 @@
-#include "dgd/kube/quantity.h"
+#include "dgd/object/quantity.h"
 
 #include <algorithm>
 #include <limits>
 
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/field_schema.h"
 
-namespace dgd::kube {
+namespace dgd::object {
 
 using nlohmann::json;
 
@@ -304,4 +304,4 @@ void canonicalize_quantities(json& object, const FieldSchema& schema) {
 
 void canonicalize_resources(json& pod_spec) { canonicalize_quantities(pod_spec, pod_spec_schema()); }
 
-}  // namespace dgd::kube
+}  // namespace dgd::object

@@ -1,11 +1,11 @@
 // Cases ported from apimachinery pkg/util/strategicpatch/patch_test.go
 // (MergeItem schema: mergingList by name, mergingIntList union, others
 // replaced) and Kubernetes documentation examples on built-in kinds.
-#include "dgd/kube/strategic_merge.h"
+#include "dgd/object/strategic_merge.h"
 
 #include <gtest/gtest.h>
 
-namespace dgd::kube {
+namespace dgd::object {
 namespace {
 
 using nlohmann::json;
@@ -287,4 +287,4 @@ TEST(StrategicMerge, UserPodTemplateOverOperatorDefaults) {
 }
 
 }  // namespace
-}  // namespace dgd::kube
+}  // namespace dgd::object

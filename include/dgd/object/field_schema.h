@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace dgd::kube {
+namespace dgd::object {
 
 class FieldSchema {
  public:
@@ -99,4 +99,4 @@ const FieldSchema& pod_spec_schema();
 const FieldSchema& pod_template_spec_schema();
 const FieldSchema& object_meta_schema();
 
-}  // namespace dgd::kube
+}  // namespace dgd::object

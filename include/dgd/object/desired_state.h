@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/field_schema.h"
 
-namespace dgd::kube {
+namespace dgd::object {
 
 // True when applying `desired` (server-side apply) to `live` would change
 // nothing the caller asked for, i.e. every field of `desired` is in `live`
@@ -49,4 +49,4 @@ std::optional<std::string> first_difference(const nlohmann::json& live,
                                             const nlohmann::json& desired,
                                             const FieldSchema& schema);
 
-}  // namespace dgd::kube
+}  // namespace dgd::object

@@ -1,11 +1,11 @@
-#include "dgd/kube/desired_state.h"
+#include "dgd/object/desired_state.h"
 
 #include <string>
 #include <vector>
 
-#include "dgd/kube/quantity.h"
+#include "dgd/object/quantity.h"
 
-namespace dgd::kube {
+namespace dgd::object {
 
 using nlohmann::json;
 
@@ -192,4 +192,4 @@ std::optional<std::string> first_difference(const json& live, const json& desire
   return Checker(schema.typed).check(live, desired, schema, path, true);
 }
 
-}  // namespace dgd::kube
+}  // namespace dgd::object

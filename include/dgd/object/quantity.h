@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace dgd::kube {
+namespace dgd::object {
 
 class Quantity {
  public:
@@ -75,4 +75,4 @@ void canonicalize_quantities(nlohmann::json& object, const FieldSchema& schema);
 // ephemeralContainers, overhead, volumes[].emptyDir.sizeLimit).
 void canonicalize_resources(nlohmann::json& pod_spec);
 
-}  // namespace dgd::kube
+}  // namespace dgd::object

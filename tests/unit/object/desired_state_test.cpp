@@ -1,12 +1,12 @@
 // holds_desired: the operator's "skip the write" test. kube-sim checks the same cases
 // against its own server-side apply (tests/unit/kubesim/apply_holds_desired_test.cpp).
-#include "dgd/kube/desired_state.h"
+#include "dgd/object/desired_state.h"
 
 #include <gtest/gtest.h>
 
-#include "unit/kube/desired_state_cases.h"
+#include "unit/object/desired_state_cases.h"
 
-namespace dgd::kube {
+namespace dgd::object {
 namespace {
 
 using nlohmann::json;
@@ -99,4 +99,4 @@ TEST(HoldsDesiredCustomResource, SchemaListTypesApply) {
 }
 
 }  // namespace
-}  // namespace dgd::kube
+}  // namespace dgd::object

@@ -1,8 +1,8 @@
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/field_schema.h"
 
 #include <utility>
 
-namespace dgd::kube {
+namespace dgd::object {
 
 using nlohmann::json;
 
@@ -309,4 +309,4 @@ const FieldSchema& pod_spec_schema() { return *pod_spec(); }
 const FieldSchema& pod_template_spec_schema() { return *pod_template_spec(); }
 const FieldSchema& object_meta_schema() { return *object_meta(); }
 
-}  // namespace dgd::kube
+}  // namespace dgd::object
