@@ -19,6 +19,9 @@ packages=(
   golang-1.19-go golang-k8s-sigs-structured-merge-diff-dev golang-k8s-kube-openapi-dev
   golang-github-googleapis-gnostic-dev golang-gopkg-yaml.v2-dev golang-k8s-sigs-yaml-dev
   golang-github-evanphx-json-patch-dev
+  # tests: the chart renderer (deploy/tools/chart-render) on Helm's template libraries
+  golang-github-masterminds-sprig-dev golang-github-gobwas-glob-dev golang-github-xeipuuv-gojsonschema-dev
+  golang-github-masterminds-semver-dev golang-github-asaskevich-govalidator-dev
 )
 # kube-sim's CEL evaluator (tests/kubesim/crd/cel) runs under Node.js; the machine image
 # has Node.js 20 with npm, Debian's packages are the fallback.
