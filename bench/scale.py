@@ -38,7 +38,6 @@ import json
 import os
 import resource
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,6 +52,7 @@ BUILD = os.path.abspath(os.environ.get("BENCH_BUILD", os.path.join(ROOT, "build-
 os.environ.setdefault("KUBE_SIM", os.path.join(BUILD, "tests", "kubesim", "kube-sim"))
 from kubesim import KubeSim  # noqa: E402
 from recipe_paths import recipe_file  # noqa: E402
+from operator_listen import wait_bound_addresses  # noqa: E402
 
 DGDCTL = os.path.join(BUILD, "dgdctl")
 OPERATOR = os.path.join(BUILD, "dgd-operator")
@@ -111,14 +111,6 @@ def status_kb(pid, key):
 def children_cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def wait_for(what, fn, timeout=TIMEOUT, interval=0.25):
@@ -438,10 +430,10 @@ def children_gone(sim):
 # -- the operator --------------------------------------------------------------------
 class Operator:
     def __init__(self, sim, workdir, index):
-        self.port = free_port()
+        self.address = None  # one listener on port 0: the operator logs the port it bound
         self.log_path = os.path.join(workdir, "operator-%d.log" % index)
-        args = [OPERATOR, "run", "--kubeconfig", sim.kubeconfig, "--metrics-addr", "127.0.0.1:%d" % self.port,
-                "--health-addr", "127.0.0.1:%d" % self.port, "--leader-election-namespace", "default",
+        args = [OPERATOR, "run", "--kubeconfig", sim.kubeconfig, "--metrics-addr", "127.0.0.1:0",
+                "--health-addr", "127.0.0.1:0", "--leader-election-namespace", "default",
                 "--log-level", os.environ.get("BENCH_OPERATOR_LOG_LEVEL", "info"),
                 # kube-sim's pods serve nothing, so the smoke test could only fail (one
                 # Serving=False write per DGD the floor has no counterpart for). On a real
@@ -452,8 +444,10 @@ class Operator:
             self.proc = subprocess.Popen(args, stdout=logf, stderr=subprocess.STDOUT)
 
     def http(self, path):
+        if self.address is None:
+            self.address = wait_bound_addresses(self.log_path, self.proc, timeout=180)["metrics"]
         try:
-            with urllib.request.urlopen("http://127.0.0.1:%d%s" % (self.port, path), timeout=5) as r:
+            with urllib.request.urlopen("http://%s%s" % (self.address, path), timeout=5) as r:
                 return r.status, r.read().decode()
         except Exception as e:  # noqa: BLE001 - not up yet
             return 0, str(e)

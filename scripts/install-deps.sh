@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev zlib1g-dev  # kube-sim: Kubernetes protobuf bodies (tests/kubesim/protobuf/)
   python3 python3-kubernetes python3-yaml
+  python3-prometheus-client python3-cryptography  # tests: the operator's /metrics parsed; test certificates
   lua5.1    # tests: the Argo CD health script of docs/gitops.md (Argo CD runs Lua 5.1)
   libre2-dev  # kube-sim: CRD `pattern`s with Go's regexp (RE2) semantics
   curl procps

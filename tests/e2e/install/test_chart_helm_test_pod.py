@@ -24,12 +24,15 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import chart_lib  # noqa: E402
 from chart_lib import ROOT, find  # noqa: E402
 from kubesim import KubeSim  # noqa: E402
+from operator_listen import wait_bound_addresses  # noqa: E402
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def refusing_socket():
+    """A loopback socket bound and never listening: connects to its port are refused, and
+    the port stays this test's while the socket is open."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s
 
 
 def run_script(container, host, health_port, metrics_port):
@@ -73,8 +76,8 @@ def main():
     with open(os.path.join(ROOT, "deploy", "manifests", "install.yaml")) as f:
         assert not [d for d in yaml.safe_load_all(f) if d and d["kind"] == "Pod"], "install.yaml has the test Pod"
 
-    health, metrics = free_port(), free_port()
-    refused = run_script(c, "127.0.0.1", health, metrics)
+    with refusing_socket() as health_sock, refusing_socket() as metrics_sock:
+        refused = run_script(c, "127.0.0.1", health_sock.getsockname()[1], metrics_sock.getsockname()[1])
     assert refused.returncode != 0, "the check passed with no operator:\n%s%s" % (refused.stdout, refused.stderr)
 
     with KubeSim() as sim:
@@ -87,9 +90,12 @@ def main():
         with open(log_path, "w") as log:
             operator = subprocess.Popen(
                 [os.environ["DGD_OPERATOR"], "run", "--kubeconfig", sim.kubeconfig,
-                 "--health-addr", "127.0.0.1:%d" % health, "--metrics-addr", "127.0.0.1:%d" % metrics,
+                 "--health-addr", ":0", "--metrics-addr", "127.0.0.1:0",
                  "--leader-election-namespace", "default"], stdout=log, stderr=subprocess.STDOUT)
         try:
+            # Two listeners on ports the operator bound itself, read from its log.
+            bound = wait_bound_addresses(log_path, operator)
+            health, metrics = (int(bound[k].rsplit(":", 1)[1]) for k in ("probes", "metrics"))
             # The hook runs once the release is ready (helm test after install --wait):
             # poll the script itself until the operator's caches are synced.
             deadline = time.time() + 60
