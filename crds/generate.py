@@ -350,8 +350,9 @@ EXPERIMENTAL_FEATURES = {
 
 def experimental(desc, keys):
     """Upstream's experimental block: its features declared (so a rule can name each) and refused."""
-    out = o(desc, {k: raw("Upstream: %s. Refused." % EXPERIMENTAL_FEATURES[k],
-                          "array" if k == "componentGroups" else "object") for k in keys})
+    out = o(desc, {k: lst("Upstream: %s. Refused." % EXPERIMENTAL_FEATURES[k], raw("A group."), 16)
+                   if k == "componentGroups" else raw("Upstream: %s. Refused." % EXPERIMENTAL_FEATURES[k])
+                   for k in keys})
     out["x-kubernetes-preserve-unknown-fields"] = True
     return out
 
