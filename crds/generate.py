@@ -400,6 +400,8 @@ COMPONENT = o("One component of the graph.", {
      "engine settings apply to worker, prefill and decode components; use router on a frontend", ".engine"),
     ("!has(self.router) || !has(self.type) || self.type == 'frontend'",
      "router settings apply to the frontend component only", ".router"),
+    ("!has(self.compilationCache) || !has(self.type) || self.type in ['worker', 'prefill', 'decode']",
+     "a compilation cache serves an engine: set it on a worker, prefill or decode component", ".compilationCache"),
     # Upstream's own rules.
     ("!has(self.eppConfig) || (has(self.type) && self.type == 'epp')", "eppConfig may only be set when type is epp"),
     ("!has(self.minAvailable) || (has(self.replicas) && self.replicas == 0) || "

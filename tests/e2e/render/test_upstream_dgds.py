@@ -232,6 +232,30 @@ def apply_dry_run(sim, dgd):
     return sim.kubectl("apply", "--dry-run=server", "-n", NS, "-f", "-", check=False, input=yaml.safe_dump(doc))
 
 
+# Upstream's CEL rules, carried by the CRD: each case's message comes back from the server.
+IMAGE = {"spec": {"containers": [{"name": "main", "image": "rt:1"}]}}
+UPSTREAM_RULES = [
+    ("spec.restart must be unset on create",
+     {"restart": {"id": "r1"}, "components": [{"name": "W", "type": "worker", "podTemplate": IMAGE}]}),
+    ("minAvailable must be less than or equal to replicas unless replicas is 0",
+     {"components": [{"name": "W", "type": "worker", "replicas": 1, "minAvailable": 2, "podTemplate": IMAGE}]}),
+    ("at most one component may have type epp",
+     {"components": [{"name": "E1", "type": "epp", "podTemplate": IMAGE},
+                     {"name": "E2", "type": "epp", "podTemplate": IMAGE}]}),
+    ("eppConfig may only be set when type is epp",
+     {"components": [{"name": "W", "type": "worker", "eppConfig": {"config": {}}, "podTemplate": IMAGE}]}),
+]
+
+
+def check_upstream_rules(sim):
+    for message, spec in UPSTREAM_RULES:
+        dgd = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "metadata": {"name": "rules"},
+               "spec": spec}
+        p = apply_dry_run(sim, dgd)
+        if p.returncode == 0 or message not in p.stderr:
+            fail("upstream's rule %r not enforced: %s" % (message, p.stderr[:400]))
+
+
 def main():
     files = sorted(os.path.relpath(os.path.join(d, f), CORPUS)
                    for d, _, fs in os.walk(os.path.join(CORPUS, "examples")) for f in fs if f.endswith(".yaml"))
@@ -241,10 +265,12 @@ def main():
     rows = []
     counts = collections.Counter()
     by_reason = collections.Counter()
+    plugin_checked = False
     with KubeSim() as sim, tempfile.TemporaryDirectory() as tmp:
         sim.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
         sim.kubectl("wait", "--for=condition=Established", "crd/dynamographdeployments.nvidia.com", "--timeout=60s")
         sim.kubectl("create", "namespace", NS)
+        check_upstream_rules(sim)
         for rel in files:
             path = os.path.join(CORPUS, rel)
             with open(path, encoding="utf-8") as f:
@@ -261,6 +287,14 @@ def main():
                     rows.append((rel, "v1alpha1", "convert failed", ""))
                     continue
                 dgds = dgd_documents(conv.stdout)
+                if not plugin_checked:
+                    # The kubectl plugin form (kubectl-dgd, a link to dgdctl beside it) prints the same.
+                    env = dict(os.environ, PATH=os.path.dirname(DGDCTL) + os.pathsep + os.environ.get("PATH", ""))
+                    plugin = subprocess.run(["kubectl", "dgd", "convert", "-f", path], capture_output=True, text=True,
+                                            env=env, timeout=120)
+                    if plugin.returncode != 0 or plugin.stdout != conv.stdout:
+                        fail("%s: `kubectl dgd convert` differs from `dgdctl convert`: %s" % (rel, plugin.stderr[:300]))
+                    plugin_checked = True
             reasons, problems, admission = [], [], []
             for n, dgd in enumerate(dgds):
                 label = "%s#%d" % (rel, n + 1)
