@@ -484,7 +484,7 @@ SPEC = o("Desired state of the graph.", {
     "smokeTest": SMOKE_TEST,
     "components": COMPONENTS,
     "restart": o("Upstream restart request. Not supported yet (refused).", {
-        "id": s("Restart id; a new id requests a restart.", 253, min_len=1),
+        "id": s("Restart id; changing it requests a restart.", 253, min_len=1),
         "strategy": raw("Sequential or Parallel, with an order."),
     }, required=["id"]),
     "priorityClassName": s("Upstream (Grove only): rejected.", 253),
