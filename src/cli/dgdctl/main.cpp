@@ -58,7 +58,8 @@ bool readInput(const std::string& file, std::string& text, std::string& source) 
 }  // namespace
 
 namespace dgd::cli {
-void add_plan_command(CLI::App& app);  // plan.cpp
+void add_plan_command(CLI::App& app);     // plan.cpp
+void add_convert_command(CLI::App& app);  // convert.cpp
 }
 
 int main(int argc, char** argv) {
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
   addFile(validateCmd);
 
   dgd::cli::add_plan_command(app);
+  dgd::cli::add_convert_command(app);
 
   dgd::cli::addSmokeCommand(app);
 
