@@ -790,7 +790,20 @@ json record_update(const json& old, json updated, const TypeRef& type, const Upd
 
   // The old object keeps its managedFields here: field sets never hold them, and the
   // comparison walks them only where the new object has them too (it has none).
-  Comparison cmp = compare(exists ? old : json(), result, type, options.subresource, options.status_subresource);
+  Comparison cmp;
+  if (exists && options.status_subresource && options.subresource == "status") {
+    // A status write changes nothing outside status (the store copies the rest from the
+    // stored object) and its field sets keep only status: comparing the two statuses
+    // alone gives the same sets without walking the spec.
+    auto status_only = [](const json& obj) {
+      json view = json::object();
+      if (auto s = obj.find("status"); s != obj.end()) view["status"] = *s;
+      return view;
+    };
+    cmp = compare(status_only(old), status_only(result), type, options.subresource, options.status_subresource);
+  } else {
+    cmp = compare(exists ? old : json(), result, type, options.subresource, options.status_subresource);
+  }
   bool found = false;
   for (Manager& m : managers) {
     if (m.id() == self.id()) {
