@@ -16,8 +16,11 @@ std::vector<std::string> lines(const FieldErrors& errs) {
 }
 
 TEST(StructuralSchema, RootNullableFirstThenStructuralErrorsSortedThenOpenApiErrors) {
+  // The structural walk finds properties[...] before the root's additionalProperties and the list
+  // is sorted; the OpenAPI checks keep the real walk's order (a node's own keywords first).
   const json schema = json::parse(R"({
     "type": "object", "nullable": true,
+    "additionalProperties": {"type": "string"},
     "properties": {
       "zeta": {"type": "array", "uniqueItems": true},
       "alpha": {"description": "no type"}
@@ -27,8 +30,10 @@ TEST(StructuralSchema, RootNullableFirstThenStructuralErrorsSortedThenOpenApiErr
   EXPECT_EQ(lines(check_openapi_v3_schema(schema, "spec.versions[0].schema")),
             (std::vector<std::string>{
                 root + ".nullable: Forbidden: nullable cannot be true at the root",
+                root + ".additionalProperties: Forbidden: must not be used at the root",
                 root + ".properties[alpha].type: Required value: must not be empty for specified object fields",
                 root + ".properties[zeta].items: Required value: must be specified",
+                root + ".additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive",
                 root + ".properties[zeta].uniqueItems: Forbidden: uniqueItems cannot be set to true since the "
                        "runtime complexity becomes quadratic",
             }));
