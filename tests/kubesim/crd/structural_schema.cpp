@@ -420,6 +420,31 @@ struct OpenApiChecks {
     }
   }
 
+  // The text of x-kubernetes-validations; whether each rule compiles is the CEL evaluator's.
+  void rule_texts(const json& s, const std::string& path) {
+    const json& rules = list_at(s, "x-kubernetes-validations");
+    auto trimmed = [](const json& rule, const char* k) {
+      std::string t = rule.is_object() ? text(rule, k) : std::string();
+      const char* space = " \t\n\r\v\f";
+      const size_t b = t.find_first_not_of(space);
+      return b == std::string::npos ? std::string() : t.substr(b, t.find_last_not_of(space) - b + 1);
+    };
+    auto has_newlines = [](const std::string& t) { return t.find_first_of("\n\r") != std::string::npos; };
+    for (size_t i = 0; i < rules.size(); ++i) {
+      const std::string at = index(child(path, "x-kubernetes-validations"), i);
+      const std::string rule = trimmed(rules[i], "rule"), message = trimmed(rules[i], "message");
+      const std::string raw_message = rules[i].is_object() ? text(rules[i], "message") : std::string();
+      if (rule.empty())
+        errs.push_back(FieldError::required(child(at, "rule"), "rule is not specified"));
+      else if (!raw_message.empty() && message.empty())
+        errs.push_back(FieldError::invalid(child(at, "message"), raw_message, "message must be non-empty if specified"));
+      else if (has_newlines(message))
+        errs.push_back(FieldError::invalid(child(at, "message"), raw_message, "message must not contain line breaks"));
+      else if (has_newlines(rule) && message.empty())
+        errs.push_back(FieldError::required(child(at, "message"), "message must be specified if rule contains line breaks"));
+    }
+  }
+
   void walk(const json& s, const std::string& path, const Context& ctx, bool is_root) {
     if (!s.is_object()) return;
     keywords(s, path, ctx);
@@ -466,6 +491,7 @@ struct OpenApiChecks {
       for (const auto& [k, p] : deps->items())
         if (p.is_object()) walk(p, key(child(path, "dependencies"), k), ctx, false);
     list_and_map_types(s, path);
+    rule_texts(s, path);
   }
 };
 
