@@ -4,6 +4,7 @@
 #include "kubesim/crd/cel_evaluator.h"
 #include "kubesim/crd/field_error.h"
 #include "kubesim/crd/schema_validation.h"
+#include "kubesim/crd/structural_schema.h"
 
 #include <functional>
 
@@ -90,17 +91,6 @@ std::string validation_rule_value(const json& rule) {
   s += ", FieldPath:" + str("fieldPath") + ", OptionalOldSelf:";
   s += rule.contains("optionalOldSelf") ? "(*bool)(0xc000000000)" : "(*bool)(nil)";
   return s + "}";
-}
-
-void unique_items(const json& s, const std::string& path, FieldErrors& errs) {
-  if (!s.is_object()) return;
-  if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>())
-    errs.push_back(FieldError::forbidden(path + ".uniqueItems",
-                                         "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"));
-  if (s.contains("properties") && s["properties"].is_object())
-    for (const auto& [k, p] : s["properties"].items()) unique_items(p, path + ".properties[" + k + "]", errs);
-  if (s.contains("items")) unique_items(s["items"], path + ".items", errs);
-  if (s.contains("additionalProperties")) unique_items(s["additionalProperties"], path + ".additionalProperties", errs);
 }
 
 // The rule a schema path ("openAPIV3Schema.properties[spec].x-kubernetes-validations[0]") names.
@@ -198,7 +188,12 @@ void check_definition(const json& crd) {
       continue;
     const json& schema = v["schema"]["openAPIV3Schema"];
     const std::string base = "spec.versions[" + std::to_string(i) + "].schema.";
-    unique_items(schema, base + "openAPIV3Schema", errs);
+    FieldErrors schema_errs = check_openapi_v3_schema(schema, base.substr(0, base.size() - 1));
+    // Rules are compiled against a valid structural schema only.
+    if (!schema_errs.empty()) {
+      for (auto& e : schema_errs) errs.push_back(std::move(e));
+      continue;
+    }
     const std::string text = schema.dump();
     if (!has_rules(text)) continue;
     json failures;

@@ -4,7 +4,8 @@
 //   embedded resources, list-type uniqueness, then the x-kubernetes-validations rules unless a
 //   blocking error (type, required, enum, too long/many) came first;
 //   /status: the status against its schema, then the same list-type and rule checks;
-//   CRD create/update: uniqueItems refused, every rule must compile.
+//   CRD create/update: each version's schema structural and valid (structural_schema.h), then
+//   every rule must compile.
 // Errors are thrown as ApiError (422 Invalid with causes; 500 when the CEL evaluator cannot run).
 #pragma once
 

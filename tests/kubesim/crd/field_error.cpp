@@ -150,7 +150,7 @@ std::string FieldError::body() const {
   std::string s = type_text(type);
   if (!(type == "FieldValueRequired" || type == "FieldValueForbidden" || type == "FieldValueTooLong" ||
         type == "InternalError" || omit_value))
-    s += ": " + go_value(value);
+    s += ": " + (printed_value.empty() ? go_value(value) : printed_value);
   if (!detail.empty()) s += ": " + detail;
   return s;
 }

@@ -16,6 +16,7 @@ struct FieldError {
   nlohmann::json value;  // the bad value (null prints "null")
   std::string detail;
   bool omit_value = false;  // TooMany with an unknown count
+  std::string printed_value{};  // when set, printed verbatim: Go's %#v of a typed value ([]string{"a"})
 
   static FieldError invalid(std::string field, nlohmann::json value, std::string detail);
   static FieldError type_invalid(std::string field, nlohmann::json value, std::string detail);
