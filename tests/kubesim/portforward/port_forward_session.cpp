@@ -106,7 +106,7 @@ class Session {
     bool started = false;
     // Guarded by Session::mu_.
     bool reset = false, pump_done = false;
-    int64_t send_window = spdy::kInitialWindow;
+    int64_t send_window = 0;  // the data stream's, set when it opens
   };
 
   void write_frame(const std::string& frame) {
@@ -188,8 +188,12 @@ class Session {
     send_reply(id);
     {
       std::lock_guard lock(mu_);
-      if (type == "error") pair->error_stream = id;
-      else pair->data_stream = id;
+      if (type == "error") {
+        pair->error_stream = id;
+      } else {
+        pair->data_stream = id;
+        pair->send_window = initial_window_;  // SETTINGS may have changed it
+      }
       by_stream_[id] = pair;
     }
     if (type == "data") {
