@@ -8,7 +8,7 @@ packages=(
   libcpprest-dev libboost-dev libssl-dev openssl
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libprotobuf-dev zlib1g-dev  # kube-sim: Kubernetes protobuf bodies (tests/kubesim/protobuf/)
+  libprotobuf-dev zlib1g-dev  # kube-sim: Kubernetes protobuf bodies (tests/kubesim/protobuf/), SPDY headers (portforward/)
   python3 python3-kubernetes python3-yaml
   python3-prometheus-client python3-cryptography  # tests: the operator's /metrics parsed; test certificates
   lua5.1    # tests: the Argo CD health script of docs/gitops.md (Argo CD runs Lua 5.1)

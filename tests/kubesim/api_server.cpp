@@ -9,6 +9,7 @@
 #include "kubesim/openapi/field_validation.h"
 #include "kubesim/openapi/openapi_documents.h"
 #include "kubesim/patch_adapter.h"
+#include "kubesim/portforward/port_forward_request.h"
 #include "kubesim/protobuf/protobuf_body.h"
 #include "kubesim/rbac_escalation.h"
 #include "kubesim/table_printer.h"
@@ -401,6 +402,15 @@ void ApiServer::serve_resource(Call& c, ResponseWriter& out) {
     r.body = wire(sa_tokens_.request(ns, name, rbac::token_request_body(c.req.body, c.req.header("content-type"))));
     out.send(r);
     c.rec.code = 201;
+    return;
+  }
+  if (sub == "portforward" && t.group.empty() && t.plural == "pods" && !ns.empty() &&
+      (c.req.method == "POST" || c.req.method == "GET")) {  // portforward/port_forward_request.h
+    c.rec.verb = c.req.method == "POST" ? "create" : "get";
+    auto pod = store_.try_get(t, ns, name);
+    if (!pod) throw ApiError::not_found("", "pods", name);
+    c.rec.code = portforward::serve_request(c.req, out, *pod, store_, t, *registry_.find("", "v1", "services"),
+                                            service_proxy_);
     return;
   }
   const bool proxy = sub == "proxy" && t.group.empty() && t.plural == "services" && !ns.empty();

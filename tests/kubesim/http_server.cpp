@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <list>
 #include <mutex>
@@ -26,11 +27,63 @@ using tcp = net::ip::tcp;
 
 namespace {
 
+// An upgraded connection (pods/portforward). A TLS stream must not read and write at
+// once, so every call on the stream holds `io_mu_`. Reads do not block under the lock:
+// the socket is non-blocking while a read is tried, and an empty try waits with poll()
+// outside the lock. The try goes through the stream, not poll() alone, because the TLS
+// layer buffers records it has already taken from the socket.
+template <class Stream>
+class BeastUpgraded : public UpgradedConnection {
+ public:
+  BeastUpgraded(Stream& s, int fd, beast::flat_buffer& pending) : stream_(s), fd_(fd), pending_(pending) {}
+
+  size_t read_some(char* buf, size_t n) override {
+    for (;;) {
+      {
+        std::lock_guard lock(io_mu_);
+        if (pending_.size() > 0) {  // bytes read along with the upgrade request
+          const size_t k = net::buffer_copy(net::buffer(buf, n), pending_.data());
+          pending_.consume(k);
+          return k;
+        }
+        if (closed_) return 0;
+        auto& socket = beast::get_lowest_layer(stream_);
+        beast::error_code ec, ignored;
+        socket.non_blocking(true, ignored);
+        const size_t k = stream_.read_some(net::buffer(buf, n), ec);
+        socket.non_blocking(false, ignored);
+        if (!ec && k > 0) return k;
+        if (ec != net::error::would_block && ec != net::error::try_again) {
+          closed_ = true;
+          return 0;
+        }
+      }
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 200) < 0 && errno != EINTR) return 0;
+    }
+  }
+  bool write_all(const char* data, size_t n) override {
+    std::lock_guard lock(io_mu_);
+    if (closed_) return false;
+    beast::error_code ec;
+    net::write(stream_, net::buffer(data, n), ec);
+    if (ec) closed_ = true;
+    return !ec;
+  }
+
+ private:
+  Stream& stream_;
+  int fd_;
+  beast::flat_buffer& pending_;
+  std::mutex io_mu_;
+  bool closed_ = false;
+};
+
 template <class Stream>
 class BeastWriter : public ResponseWriter {
  public:
-  BeastWriter(Stream& s, int fd, unsigned version, bool keep_alive)
-      : stream_(s), fd_(fd), version_(version), keep_alive_(keep_alive) {}
+  BeastWriter(Stream& s, int fd, unsigned version, bool keep_alive, beast::flat_buffer& pending)
+      : stream_(s), fd_(fd), version_(version), keep_alive_(keep_alive), pending_(pending) {}
 
   void send(const HttpResponse& r) override {
     if (sent_) return;
@@ -84,6 +137,19 @@ class BeastWriter : public ResponseWriter {
     ::shutdown(fd_, SHUT_RDWR);
     failed_ = true;
   }
+  UpgradedConnection* upgrade(const std::vector<std::pair<std::string, std::string>>& headers) override {
+    if (sent_) return nullptr;
+    sent_ = true;
+    http::response<http::empty_body> res{http::status::switching_protocols, version_};
+    for (const auto& [k, v] : headers) res.insert(k, v);
+    beast::error_code ec;
+    http::write(stream_, res, ec);
+    // Whatever follows belongs to the upgraded protocol: this connection serves no more requests.
+    failed_ = true;
+    if (ec) return nullptr;
+    upgraded_ = std::make_unique<BeastUpgraded<Stream>>(stream_, fd_, pending_);
+    return upgraded_.get();
+  }
   bool failed() const { return failed_; }
   bool sent() const { return sent_; }
 
@@ -92,6 +158,8 @@ class BeastWriter : public ResponseWriter {
   int fd_;
   unsigned version_;
   bool keep_alive_;
+  beast::flat_buffer& pending_;
+  std::unique_ptr<BeastUpgraded<Stream>> upgraded_;
   bool sent_ = false, streaming_ = false, failed_ = false;
 };
 
@@ -182,7 +250,7 @@ struct HttpServer::Impl {
       if (req.body_too_large) req.body.clear();
       req.cert_identity = cert_id;
       const bool keep_alive = msg.keep_alive() && !too_large;
-      BeastWriter<Stream> writer(stream, fd, msg.version(), keep_alive);
+      BeastWriter<Stream> writer(stream, fd, msg.version(), keep_alive, buf);
       api.handle(req, writer);
       if (!writer.sent()) {
         HttpResponse r;

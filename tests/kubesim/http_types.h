@@ -2,6 +2,7 @@
 // logic (api_server.h) and the Beast transport (http_server.h).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <utility>
@@ -37,7 +38,18 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
-// How a handler answers: either one response, or a chunked stream.
+// A connection after 101 Switching Protocols: raw bytes both ways. One thread may
+// read while others write.
+class UpgradedConnection {
+ public:
+  virtual ~UpgradedConnection() = default;
+  // Up to n bytes; 0 once the peer has closed or the server stops.
+  virtual size_t read_some(char* buf, size_t n) = 0;
+  // False if the peer is gone.
+  virtual bool write_all(const char* data, size_t n) = 0;
+};
+
+// How a handler answers: either one response, a chunked stream, or an upgrade.
 class ResponseWriter {
  public:
   virtual ~ResponseWriter() = default;
@@ -51,6 +63,12 @@ class ResponseWriter {
   virtual bool peer_closed() { return false; }
   // Cuts the connection without the final chunk (an injected network fault).
   virtual void abort() {}
+  // Answers 101 Switching Protocols with `headers` and hands over the connection until
+  // the handler returns; the connection then closes. nullptr if the transport cannot.
+  virtual UpgradedConnection* upgrade(const std::vector<std::pair<std::string, std::string>>& headers) {
+    (void)headers;
+    return nullptr;
+  }
 };
 
 }  // namespace kubesim

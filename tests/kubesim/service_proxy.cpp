@@ -66,6 +66,16 @@ json ServiceProxy::list() const {
   return {{"items", items}};
 }
 
+std::optional<std::string> ServiceProxy::backend_url(const std::string& ns, const std::string& name, int64_t number,
+                                                     const std::string& port_name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = backends_.find(key_of(ns, name));
+  if (it == backends_.end()) return std::nullopt;
+  const std::string& p = it->second.port;
+  if (!p.empty() && p != std::to_string(number) && (port_name.empty() || p != port_name)) return std::nullopt;
+  return it->second.url;
+}
+
 HttpResponse ServiceProxy::forward(const std::string& ns, const std::string& name_port, const std::string& path,
                                    const std::string& query, const HttpRequest& req) {
   auto [name, port] = split_service_port(name_port);

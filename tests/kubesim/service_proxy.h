@@ -17,6 +17,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -44,6 +45,11 @@ class ServiceProxy {
   // The caller has checked the Service exists. Throws ApiError 503 as described above.
   HttpResponse forward(const std::string& ns, const std::string& name_port, const std::string& path,
                        const std::string& query, const HttpRequest& req);
+
+  // The URL registered for Service ns/name when its port `number` (named `name`, or "")
+  // may use it: what services/proxy forwards to for that Service port.
+  std::optional<std::string> backend_url(const std::string& ns, const std::string& name, int64_t number,
+                                         const std::string& port_name) const;
 
   void shutdown() { stop_.cancel(); }
 

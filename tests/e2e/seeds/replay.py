@@ -7,13 +7,10 @@ here and printed by every run (`SUBSTITUTIONS`):
 
 - Every command runs verbatim in one bash session per target (variables such as RECIPE and
   DGD carry over as in the user's terminal), except:
-- `kubectl port-forward svc/S L:R -n NS`: runs as written first (and is used when it listens).
-  kube-sim has no pod network and serves pods/portforward in discovery only, so kubectl exits;
-  the replay then checks what kubectl resolves first (the
-  Service exists and selects a Ready pod) and listens on localhost:L itself, forwarding
-  each request to the Service's port R through the API server's services/proxy subresource,
-  where the project's OpenAI stand-in (tests/standin) answers for the frontend. The page's
-  `curl http://localhost:8000/...` then runs verbatim.
+- `kubectl port-forward svc/S L:R -n NS` runs verbatim, against kube-sim's pods/portforward;
+  kube-sim has no pod network, so the Service's pods lead to the backend registered for the
+  Service (/sim/v1/services/proxy): the project's OpenAI stand-in (tests/standin) answers
+  for the frontend. The page's `curl http://localhost:8000/...` then runs verbatim.
 - `export CLUSTER_CONFIG=/path/to/your/filled-cluster-kustomization`: the page's placeholder
   for the user's own folder; the replay sets it to a folder holding a filled cluster
   Kustomization (its single resource recipe.yaml, as the page says).
@@ -30,7 +27,6 @@ The whole test runs in its own network namespace (`unshare -n`), so the page's p
 localhost is free whatever else runs on the machine.
 """
 import fcntl
-import http.server
 import json
 import os
 import queue
@@ -44,8 +40,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
@@ -58,10 +52,6 @@ from recipe_paths import recipe_file  # noqa: E402
 from seed_pages import mentions  # noqa: E402
 
 SUBSTITUTIONS = [
-    ("kubectl port-forward", "run as written first; kube-sim has no pod network (pods/portforward is in discovery "
-     "only), so kubectl exits, and the replay checks the Service and a Ready pod behind it, then forwards "
-     "localhost:8000 to the Service through the API server's services/proxy, where the OpenAI stand-in answers; "
-     "the page's curl runs verbatim"),
     ("export CLUSTER_CONFIG=/path/to/your/filled-cluster-kustomization", "the page's placeholder for the user's "
      "folder: set to a filled cluster Kustomization whose single resource is recipe.yaml"),
     ("kustomize", "no Debian package of the standalone binary: without one on PATH, tests/e2e/seeds/bin/kustomize "
@@ -184,46 +174,6 @@ class Shell:
             self.proc.wait()
 
 
-class ServiceForward:
-    """localhost:PORT -> the Service's port through kube-sim's services/proxy (see SUBSTITUTIONS)."""
-
-    def __init__(self, sim, ns, service, local_port, remote_port):
-        base = "%s/api/v1/namespaces/%s/services/%s:%s/proxy" % (sim.url, ns, service, remote_port)
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a):
-                pass
-
-            def _forward(self):
-                n = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(n) if n else None
-                headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "accept")}
-                req = urllib.request.Request(base + self.path, data=body, method=self.command, headers=headers)
-                try:
-                    with urllib.request.urlopen(req, timeout=60) as r:
-                        status, ctype, data = r.status, r.headers.get("Content-Type", ""), r.read()
-                except urllib.error.HTTPError as e:
-                    status, ctype, data = e.code, e.headers.get("Content-Type", ""), e.read()
-                self.send_response(status)
-                if ctype:
-                    self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = _forward
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", local_port), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 class Replay:
     """One target's replay: a fresh cluster, the operator, a shell, the stand-in frontend."""
 
@@ -233,8 +183,7 @@ class Replay:
         self.tmp = tempfile.mkdtemp(prefix="seeds-")
         self.log = open(os.path.join(self.tmp, "transcript.txt"), "w")
         self.env = OperatorEnv(profile=RECIPE_PROFILES[target.recipe])
-        self.forward = None       # the stand-in for kubectl port-forward
-        self.port_forward = None  # kubectl port-forward, where the API server offers it
+        self.port_forward = None  # the page's kubectl port-forward, running
         self.shell = None
         self.ran = []          # commands run verbatim
         self.stood_in = []     # (command, what ran instead)
@@ -320,11 +269,11 @@ class Replay:
         words = self.shell.words(cmd)
         # kubectl port-forward svc/NAME LOCAL:REMOTE -n NS
         svc = [w for w in words if w.startswith("svc/")][0][len("svc/"):]
-        local, remote = [w for w in words if re.fullmatch(r"\d+:\d+", w)][0].split(":")
+        local = [w for w in words if re.fullmatch(r"\d+:\d+", w)][0].split(":")[0]
         ns = words[words.index("-n") + 1]
+        # Where the Service's pods lead in kube-sim: the stand-in frontend.
         self.env.sim.admin("/sim/v1/services/proxy", "POST", {"namespace": ns, "name": svc, "url": self.standin.url})
-        # The page's command first, as in the user's other terminal: it either listens or
-        # exits (kube-sim has no pods/portforward), and then the replay stands in.
+        # The page's command, as in the user's other terminal: it keeps running.
         self._stop_port_forward()
         proc = subprocess.Popen(["kubectl"] + words, env=self.shell_env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
@@ -337,25 +286,13 @@ class Replay:
                 return "listening"
             except OSError:
                 return None
-        if wait_until("kubectl port-forward to listen or exit", outcome, timeout=60) == "listening":
-            self.port_forward = proc
-            self.ran.append(cmd)
-            return
-        said = proc.stderr.read().strip()
-        service = self.env.get("svc", svc, ns)  # kubectl: Error from server (NotFound) otherwise
-        selector = ",".join("%s=%s" % kv for kv in sorted(service["spec"]["selector"].items()))
-        ready = [p for p in self.env.items("pods", ns, selector)
-                 if (condition(p, "Ready") or {}).get("status") == "True"]
-        assert ready, "%s: no Ready pod behind svc/%s (kubectl port-forward would fail)" % (self.target.recipe, svc)
-        assert int(remote) in [p["port"] for p in service["spec"]["ports"]], service["spec"]["ports"]
-        self.forward = ServiceForward(self.env.sim, ns, svc, int(local), remote)
-        self.stood_in.append((cmd, "kubectl said `%s`; localhost:%s -> svc/%s:%s via services/proxy (pod %s Ready)" % (
-            said, local, svc, remote, ready[0]["metadata"]["name"])))
+        if wait_until("kubectl port-forward to listen or exit", outcome, timeout=60) != "listening":
+            raise AssertionError("%s: the page's command exited (%s):\n$ %s\n%s" % (
+                self.target.recipe, proc.returncode, cmd, proc.stderr.read()))
+        self.port_forward = proc
+        self.ran.append(cmd)
 
     def _stop_port_forward(self):
-        if self.forward:
-            self.forward.close()
-            self.forward = None
         if self.port_forward is not None:
             self.port_forward.terminate()
             self.port_forward.wait(timeout=10)
