@@ -112,8 +112,12 @@ class ServingChecks {
   // The DGD is gone: drop its state (a check in flight is discarded).
   void forget(const std::string& key);
 
-  // Checks started so far (tests, metrics).
+  // Checks started and finished so far (tests, metrics).
   uint64_t checks_started() const;
+  uint64_t checks_finished() const;
+  // True when no check is in flight and none is due now: until a reconcile observes a
+  // DGD again (or a retry time passes), no check starts.
+  bool idle() const;
 
  private:
   struct Entry;
@@ -131,6 +135,7 @@ class ServingChecks {
   std::vector<std::thread> workers_;
   bool stopping_ = false;
   uint64_t started_ = 0;
+  uint64_t finished_ = 0;
   kube::CancelSource cancel_;
 };
 

@@ -93,6 +93,14 @@ struct Harness {
     std::unique_lock<std::mutex> lock(mu);
     return cv.wait_for(lock, 20s, [&] { return requeued.size() >= n; });
   }
+  // Polls until `n` checks have finished (their results handled).
+  bool wait_finished(uint64_t n) {
+    for (auto deadline = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < deadline;) {
+      if (checks->checks_finished() >= n) return true;
+      std::this_thread::sleep_for(1ms);
+    }
+    return false;
+  }
   bool wait_checks(uint64_t n) {
     for (auto deadline = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < deadline;) {
       if (checks->checks_started() >= n) return true;
@@ -123,7 +131,7 @@ TEST(ServingChecks, NothingRunsBeforeReady) {
   ASSERT_TRUE(o.condition);
   EXPECT_EQ(o.condition->status, "Unknown");
   EXPECT_EQ(o.condition->reason, kReasonAwaitingReady);
-  std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(h.checks->idle()) << "no check is due";
   EXPECT_EQ(h.checks->checks_started(), 0u);
 }
 
@@ -146,7 +154,8 @@ TEST(ServingChecks, ReadyGraphGetsServingTrueWithOneEvent) {
   auto again = observe(h, "a", 1, true);
   EXPECT_EQ(again.condition->message, done.condition->message);
   EXPECT_FALSE(again.event);
-  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(h.wait_finished(1));
+  EXPECT_TRUE(h.checks->idle()) << "no second check is due";
   EXPECT_EQ(h.checks->checks_started(), 1u);
 }
 
@@ -228,8 +237,7 @@ TEST(ServingChecks, PendingCheckKeepsTheLiveCondition) {
   EXPECT_EQ(o.condition->status, "True");
   release = true;
   // Same outcome as the live condition: nothing to requeue.
-  ASSERT_TRUE(h.wait_checks(1));
-  std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(h.wait_finished(1));
   auto after = observe(h, "a", 1, true, plan(), live);
   EXPECT_EQ(after.condition->message, live.message);
   EXPECT_FALSE(after.event);
@@ -264,7 +272,7 @@ TEST(ServingChecks, DisabledOrNoModelName) {
   auto o = observe(h, "a", 1, true, nameless);
   ASSERT_TRUE(o.condition);
   EXPECT_EQ(o.condition->reason, kReasonNoServedModelName);
-  std::this_thread::sleep_for(30ms);
+  EXPECT_TRUE(h.checks->idle()) << "no check is due";
   EXPECT_EQ(h.checks->checks_started(), 0u);
 }
 
@@ -279,7 +287,7 @@ TEST(ServingChecks, ForgetDropsAResultInFlight) {
   ASSERT_TRUE(h.wait_checks(1));
   h.checks->forget("a/g");
   release = true;
-  std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(h.wait_finished(1));
   EXPECT_EQ(h.requeues(), 0u);
 }
 
