@@ -20,8 +20,9 @@ std::string describe(const json& obj) {
 kube::Result<bool> dgd_alive(Cluster& cluster, const runtime::ObjectKey& key, const std::string& uid) {
   auto now = cluster.read_dgd(key.ns, key.name);
   if (!now) return now.error();
-  return *now && (*now)->value("/metadata/uid"_json_pointer, std::string()) == uid &&
-         (*now)->value("/metadata/deletionTimestamp"_json_pointer, std::string()).empty();
+  if (!*now || !(*now)->is_object()) return false;
+  const json meta = (*now)->value("metadata", json::object());
+  return meta.is_object() && meta.value("uid", "") == uid && !meta.contains("deletionTimestamp");
 }
 
 void apply_children(const Plan& plan, const DgdMemo* previous, ExecutorContext& ctx, const std::string& id,

@@ -17,23 +17,40 @@ using nlohmann::json;
 namespace {
 
 std::string meta_string(const json& obj, const char* field) {
-  const json& m = obj.is_object() && obj.contains("metadata") ? obj["metadata"] : json();
-  return m.is_object() && m.contains(field) && m[field].is_string() ? m[field].get<std::string>() : "";
+  if (!obj.is_object()) return "";
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
 }
 
 int64_t generation_of(const json& obj) {
-  return obj.is_object() ? obj.value("/metadata/generation"_json_pointer, int64_t{0}) : 0;
+  if (!obj.is_object()) return 0;
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return 0;
+  auto g = m->find("generation");
+  return g != m->end() && g->is_number_integer() ? g->get<int64_t>() : 0;
+}
+
+// metadata.ownerReferences, or an empty array.
+const json& owner_refs(const json& obj) {
+  static const json kNone = json::array();
+  if (!obj.is_object()) return kNone;
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return kNone;
+  auto refs = m->find("ownerReferences");
+  return refs != m->end() && refs->is_array() ? *refs : kNone;
 }
 
 bool has_controller_ref(const json& obj) {
-  for (const auto& r : obj.value("/metadata/ownerReferences"_json_pointer, json::array())) {
+  for (const auto& r : owner_refs(obj)) {
     if (r.is_object() && r.value("controller", false)) return true;
   }
   return false;
 }
 
 bool has_owner_placeholder(const json& obj) {
-  for (const auto& r : obj.value("/metadata/ownerReferences"_json_pointer, json::array())) {
+  for (const auto& r : owner_refs(obj)) {
     if (r.is_object() && r.value("uid", "").empty()) return true;
   }
   return false;
