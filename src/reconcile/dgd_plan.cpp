@@ -4,8 +4,8 @@
 #include <set>
 
 #include "dgd/api/validate.h"
-#include "dgd/kube/desired_state.h"
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/desired_state.h"
+#include "dgd/object/field_schema.h"
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/spec_pipeline.h"
@@ -59,7 +59,7 @@ bool has_owner_placeholder(const json& obj) {
 std::string describe(const json& obj) { return obj.value("kind", "") + " " + meta_string(obj, "name"); }
 
 bool holds(const json& live, const json& desired) {
-  return kube::holds_desired(live, desired, kube::schema_for_object(desired));
+  return object::holds_desired(live, desired, object::schema_for_object(desired));
 }
 
 const ChildKind& deployments() { return *find_child_kind("apps/v1", "Deployment"); }
@@ -207,6 +207,18 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     const ChildKind* kind = find_child_kind(d.value("apiVersion", ""), d.value("kind", ""));
     if (auto o = s.cache.cached(*kind, s.key.ns, meta_string(d, "name"))) live.push_back(std::move(*o));
   }
+  if (m->cache && !m->cache->job_name.empty() && s.download_records != nullptr) {
+    // No Job of ours: a download run outside the operator (the recipe pages'
+    // model-download) that holds this model and revision is the one to wait on.
+    const std::string ours = "batch/Job/" + s.key.ns + "/" + m->cache->job_name;
+    const json* record = find_download_record(*m->cache, *s.download_records);
+    const bool cached = std::any_of(live.begin(), live.end(), [&](const json& o) { return object_key(o) == ours; });
+    if (!cached && record != nullptr) {
+      std::erase_if(desired, [&](const json& d) { return object_key(d) == ours; });
+      m->cache->job_name = meta_string(*record, "name");
+      live.push_back(*record);
+    }
+  }
   std::map<std::string, const json*> live_by_key;
   for (const auto& o : live) live_by_key[object_key(o)] = &o;
 
@@ -262,7 +274,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     if (auto l = live_by_key.find(k); l != live_by_key.end()) {
       w.exists = true;
       w.live_version = meta_string(*l->second, "resourceVersion");
-      auto first = kube::first_difference(*l->second, *d, kube::schema_for_object(*d));
+      auto first = object::first_difference(*l->second, *d, object::schema_for_object(*d));
       w.change = first ? *first : "ownerReferences";
     }
     p.apply.push_back(std::move(w));

@@ -8,6 +8,7 @@
 #include "dgd/reconcile/pass_status.h"
 #include "dgd/reconcile/serving.h"
 #include "dgd/reconcile/status_writer.h"
+#include "dgd/render/render.h"
 
 namespace dgd::reconcile {
 
@@ -87,6 +88,12 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   if (p.kind == PlanKind::kWaitForCache) {
     if (memos_.wait_for_echo(id)) return ReconcileResult::after(kEchoWait);
     p = plan({key, cluster_}, catalog_, nullptr);
+  }
+  if (p.kind == PlanKind::kSync && p.download_job) {
+    // The cache has no download Job of ours: a record made outside the operator may do.
+    const std::string selector = std::string(render::kLabelModelCache) + "=" + p.memo->cache->claim;
+    auto records = cluster_.list(kube::resources::jobs(), key.ns, selector);
+    if (records && !records->empty()) p = plan({key, cluster_, &*records}, catalog_, nullptr);
   }
   if (p.kind == PlanKind::kGone) {
     if (memo) events_.forget(memo->uid);

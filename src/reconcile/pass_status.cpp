@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dgd/kube/desired_state.h"
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/desired_state.h"
+#include "dgd/object/field_schema.h"
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/model_cache.h"
 #include "dgd/reconcile/placement_status.h"
@@ -26,7 +26,7 @@ const ChildWrite* applied_write(const Plan& plan, const std::string& key) {
 // Whether an applied Deployment holds the template the pass wants.
 bool holds_template(const Plan& plan, const json& applied, const ChildWrite& want) {
   return is_controlled_by(applied, plan.uid) &&
-         kube::holds_desired(applied, want.object, kube::schema_for_object(want.object));
+         object::holds_desired(applied, want.object, object::schema_for_object(want.object));
 }
 
 void add_model_cache(const Plan& plan, const Execution& ex, StatusInput& in) {

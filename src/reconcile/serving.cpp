@@ -104,21 +104,6 @@ uint64_t ServingChecks::checks_started() const {
   return started_;
 }
 
-uint64_t ServingChecks::checks_finished() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return finished_;
-}
-
-bool ServingChecks::idle() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const auto now = Clock::now();
-  for (const auto& [k, e] : entries_) {
-    if (e->running_epoch) return false;
-    if (e->due && e->next_at <= now) return false;
-  }
-  return true;
-}
-
 Clock::duration ServingChecks::retry_delay(int failures) const {
   const double s = std::min(options_.retry_max_seconds,
                             options_.retry_initial_seconds * std::pow(2.0, std::min(failures, 30)));
@@ -247,7 +232,6 @@ void ServingChecks::worker() {
     }
 
     lock.lock();
-    ++finished_;
     if (pick->running_epoch == epoch) {
       pick->running_epoch.reset();
       pick->running_cancel.reset();

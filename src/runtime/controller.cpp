@@ -132,8 +132,9 @@ void Controller::log_outcome(const std::string& key, const ReconcileResult& r) {
   failing_[key] = r.error;
   lock.unlock();
   const char* how = r.retry == RetryClass::kTerminal ? "not retried" : "retried with back-off";
-  if (repeated) {
-    spdlog::debug("controller {}: {}={}: still failing ({}): {}", o_.name, o_.key_label, key, how, r.error);
+  if (repeated || r.retry == RetryClass::kConflict) {
+    // A conflict is expected (a cache behind a write): rerun quietly.
+    spdlog::debug("controller {}: {}={}: still: {} ({})", o_.name, o_.key_label, key, r.error, how);
   } else {
     spdlog::warn("controller {}: {}={}: {} ({})", o_.name, o_.key_label, key, r.error, how);
   }

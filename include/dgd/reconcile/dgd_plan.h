@@ -37,10 +37,13 @@ namespace dgd::reconcile {
 
 inline constexpr const char* kFieldManager = "dgd-operator";
 
-// What a plan reads: the key and the caches.
+// What a plan reads: the key and the caches, and the download records of the DGD's
+// cache PVC when the caller read them (model_cache.h find_download_record: Jobs the
+// operator did not make are not in its caches).
 struct Snapshot {
   runtime::ObjectKey key;
   ClusterCache& cache;
+  const std::vector<nlohmann::json>* download_records = nullptr;
 };
 
 enum class PlanKind {
@@ -70,7 +73,9 @@ struct Plan {
   // Children that cannot be written ("what: why"), and the subset about kinds the server
   // does not serve (each is a KindNotServed event).
   std::vector<std::string> sync_problems, kinds_not_served;
-  std::optional<nlohmann::json> download_job;  // to create: the cache does not have it
+  // To create: the cache does not have it (and no download record stands in for it). The
+  // caller may read the cache PVC's download records and plan again with them.
+  std::optional<nlohmann::json> download_job;
   std::optional<nlohmann::json> job;           // the download Job as cached
   // The status: every component, and the cached Deployments (object_key -> view).
   std::vector<DgdMemo::Component> components;

@@ -112,12 +112,8 @@ class ServingChecks {
   // The DGD is gone: drop its state (a check in flight is discarded).
   void forget(const std::string& key);
 
-  // Checks started and finished so far (tests, metrics).
+  // Checks started so far (tests, metrics).
   uint64_t checks_started() const;
-  uint64_t checks_finished() const;
-  // True when no check is in flight and none is due now: until a reconcile observes a
-  // DGD again (or a retry time passes), no check starts.
-  bool idle() const;
 
  private:
   struct Entry;
@@ -135,7 +131,6 @@ class ServingChecks {
   std::vector<std::thread> workers_;
   bool stopping_ = false;
   uint64_t started_ = 0;
-  uint64_t finished_ = 0;
   kube::CancelSource cancel_;
 };
 

@@ -7,7 +7,8 @@
 //   requeue_after > 0     -> forget failures, requeue after that delay;
 //   otherwise             -> forget failures; done until the next event.
 // A failure is logged at warn when a key starts failing or its error changes, at debug
-// while the same error repeats, and its end at info, so a lasting problem costs one line.
+// ("<key_label>=<key>: still: ...") while the same error repeats or when it is a
+// conflict, and its end at info, so a lasting problem costs one line.
 // Thread-safe; start()/stop() from one owner thread.
 #pragma once
 #include <chrono>

@@ -12,6 +12,7 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/model_cache.h"
+#include "dgd/render/render.h"
 #include "fake_cluster.h"
 
 namespace dgd::reconcile {
@@ -616,6 +617,30 @@ TEST_F(DgdReconcilerTest, WorkersWaitForTheDownloadJobAndTheFrontendDoesNot) {
   cluster.roll_out_all();
   ASSERT_TRUE(run().ok());
   EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True") << cluster.dgd()["status"].dump(2);
+}
+
+// The recipe pages run their own download Job first; when it records this model and
+// revision in the cache, the DGD waits on it instead of downloading again.
+TEST_F(DgdReconcilerTest, ADownloadRecordMadeOutsideTheOperatorIsWaitedOnNotDownloadedAgain) {
+  cluster.objects.erase(job_key());
+  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::fromJson(user_dgd()).dgd);
+  const ModelCacheSpec spec = *model_cache_spec(expanded.graph);
+  json record = {{"apiVersion", "batch/v1"}, {"kind", "Job"},
+                 {"metadata", {{"name", "model-download"}, {"namespace", "ns"}, {"uid", "record-uid"},
+                               {"labels", {{render::kLabelModelCache, spec.claim}}},
+                               {"annotations", {{kAnnotationModelId, spec.model},
+                                                {kAnnotationModelRevision, spec.revision}}}}},
+                 {"status", {{"succeeded", 1},
+                             {"conditions", json::array({{{"type", "Complete"}, {"status", "True"}}})}}}};
+  cluster.objects["batch/Job/ns/model-download"] = record;
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(cluster.objects.count(job_key()), 0u) << "no second download";
+  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 1) << "not held back";
+  const json* cache = condition(cluster.dgd(), kConditionModelCacheReady);
+  ASSERT_NE(cache, nullptr);
+  EXPECT_EQ((*cache)["status"], "True");
+  EXPECT_NE((*cache)["message"].get<std::string>().find("model-download"), std::string::npos) << *cache;
+  EXPECT_EQ(reconciler.dgds_using_job("ns", "model-download"), (std::vector<std::string>{"ns/g"}));
 }
 
 TEST_F(DgdReconcilerTest, MissingCachePvcCreatesNoJobAndIsLookedForAgain) {
