@@ -1,5 +1,7 @@
 #include "dgd/reconcile/cluster.h"
 
+#include "dgd/reconcile/child_plan.h"
+
 namespace dgd::reconcile {
 namespace {
 
@@ -24,13 +26,13 @@ kube::Result<std::vector<nlohmann::json>> Cluster::list(const kube::ResourceRef&
   return not_implemented("LIST " + resource.to_string() + " " + ns + " -l " + label_selector);
 }
 
-std::optional<nlohmann::json> Cluster::get_dgd_head(const std::string& ns, const std::string& name) {
+std::optional<nlohmann::json> ClusterCache::get_dgd_head(const std::string& ns, const std::string& name) {
   auto o = get_dgd(ns, name);
   if (o && o->is_object()) o->erase("spec");
   return o;
 }
 
-std::optional<nlohmann::json> Cluster::cached_status(const ChildKind& kind, const std::string& ns,
+std::optional<nlohmann::json> ClusterCache::cached_status(const ChildKind& kind, const std::string& ns,
                                                     const std::string& name) {
   auto o = cached(kind, ns, name);
   if (o) {
@@ -38,6 +40,16 @@ std::optional<nlohmann::json> Cluster::cached_status(const ChildKind& kind, cons
     if (spec != o->end() && spec->is_object()) spec->erase("template");
   }
   return o;
+}
+
+std::vector<CachedVersion> ClusterCache::owned_versions(const ChildKind& kind, const std::string& ns,
+                                                       const std::string& owner_uid) {
+  std::vector<CachedVersion> out;
+  for (const auto& o : owned(kind, ns, owner_uid)) {
+    const nlohmann::json& m = o.value("metadata", nlohmann::json::object());
+    out.push_back({object_key(o), m.value("uid", ""), m.value("resourceVersion", "")});
+  }
+  return out;
 }
 
 }  // namespace dgd::reconcile

@@ -19,155 +19,20 @@
 #include "dgd/kube/rest_client.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/reconcile/cache_fields.h"
+#include "dgd/reconcile/cached_view.h"
 #include "dgd/reconcile/cluster.h"
+#include "reconcile/live_cluster.h"
 #include "dgd/reconcile/dgd_reconciler.h"
 #include "dgd/reconcile/model_cache.h"
 #include "dgd/render/render.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/runtime/manager.h"
-#include "dgd/reconcile/json_trim.h"
 
 namespace dgd::reconcile {
 
 using nlohmann::json;
 
 namespace {
-
-// Cluster over informer stores and the (leadership-gated) REST client. Stores of
-// kinds that appear late are added under the lock.
-class LiveCluster final : public Cluster {
- public:
-  explicit LiveCluster(std::shared_ptr<kube::RestClient> client) : client_(std::move(client)) {}
-
-  void set_dgd_store(const runtime::Store* s) { dgds_ = s; }
-  void set_store(const ChildKind& kind, const runtime::Store* s) {
-    std::unique_lock lock(mu_);
-    stores_[kind.resource.to_string()] = s;
-  }
-
-  std::optional<json> get_dgd(const std::string& ns, const std::string& name) override {
-    auto o = dgds_->get(ns, name);
-    if (!o) return std::nullopt;
-    return o->object();
-  }
-  std::optional<json> get_dgd_head(const std::string& ns, const std::string& name) override {
-    auto o = dgds_->get(ns, name);
-    if (!o) return std::nullopt;
-    if (auto head = parse_without(o->json_text(), "spec")) return head;
-    return Cluster::get_dgd_head(ns, name);  // not expected: the cache holds valid JSON
-  }
-  kube::Result<std::optional<json>> read_dgd(const std::string& ns, const std::string& name) override {
-    auto r = client_->get(dgd_resource(), ns, name);
-    if (r) return std::optional<json>(std::move(r).value());
-    if (r.error().is(kube::ErrorKind::kNotFound)) return std::optional<json>();
-    return r.error();
-  }
-  kube::Result<std::optional<json>> read(const kube::ResourceRef& resource, const std::string& ns,
-                                         const std::string& name) override {
-    auto r = client_->get(resource, ns, name);
-    if (r) return std::optional<json>(std::move(r).value());
-    if (r.error().is(kube::ErrorKind::kNotFound)) return std::optional<json>();
-    return r.error();
-  }
-  kube::Result<std::vector<json>> list(const kube::ResourceRef& resource, const std::string& ns,
-                                       const std::string& label_selector) override {
-    kube::ListOptions lo;
-    lo.label_selector = label_selector;
-    auto r = client_->list(resource, ns, lo);
-    if (!r) return r.error();
-    std::vector<json> out;
-    for (auto& item : (*r)["items"]) out.push_back(std::move(item));
-    return out;
-  }
-  bool serves(const ChildKind& kind) override { return store(kind) != nullptr; }
-  std::vector<json> owned(const ChildKind& kind, const std::string& ns, const std::string& owner_uid) override {
-    std::vector<json> out;
-    if (const runtime::Store* s = store(kind)) {
-      for (const auto& o : s->by_owner(owner_uid)) {
-        if (o->ns() == ns) out.push_back(o->object());
-      }
-    }
-    return out;
-  }
-  std::optional<json> cached(const ChildKind& kind, const std::string& ns, const std::string& name) override {
-    if (const runtime::Store* s = store(kind)) {
-      if (auto o = s->get(ns, name)) return o->object();
-    }
-    return std::nullopt;
-  }
-  std::optional<json> cached_status(const ChildKind& kind, const std::string& ns, const std::string& name) override {
-    const runtime::Store* s = store(kind);
-    if (s == nullptr) return std::nullopt;
-    auto o = s->get(ns, name);
-    if (!o) return std::nullopt;
-    // The pod template is most of the text: cut, never parsed (a status pass reads three
-    // Deployments and a Job; building their templates was most of its cost).
-    if (auto trimmed = parse_without(o->json_text(), "spec", "template")) return trimmed;
-    return Cluster::cached_status(kind, ns, name);  // not expected: the cache holds valid JSON
-  }
-  kube::Result<json> apply(const ChildKind& kind, const json& object) override {
-    const json& m = object.at("metadata");
-    return client_->apply(kind.resource, m.value("namespace", ""), m.value("name", ""), object, kFieldManager,
-                          /*force=*/true);
-  }
-  kube::Status remove(const ChildKind& kind, const json& object) override {
-    const json& m = object.at("metadata");
-    kube::DeleteOptions o;
-    o.propagation_policy = "Background";
-    o.precondition_uid = m.value("uid", "");
-    auto r = client_->remove(kind.resource, m.value("namespace", ""), m.value("name", ""), o);
-    if (!r && !r.error().is(kube::ErrorKind::kNotFound)) return r.error();
-    return {};
-  }
-  kube::Result<json> update_status(const json& dgd) override {
-    return client_->update_status(dgd_resource(), dgd.value(json::json_pointer("/metadata/namespace"), ""), dgd);
-  }
-  kube::Status create_event(const json& event) override {
-    auto r = client_->create(kube::resources::events(), event.value(json::json_pointer("/metadata/namespace"), ""), event);
-    if (!r && !r.error().is(kube::ErrorKind::kAlreadyExists)) return r.error();
-    return {};
-  }
-  // Placement: the operator's pods (label-scoped informer) and every node.
-  void set_placement_stores(const runtime::Store* pods, const runtime::Store* nodes) {
-    pods_ = pods;
-    nodes_ = nodes;
-  }
-  std::vector<json> dgd_pods(const std::string& ns, const std::string& name) override {
-    std::vector<json> out;
-    if (pods_ == nullptr) return out;
-    // Pods of the DGD's Deployments are named <dgd>-<component>-... (generateName keeps
-    // at most 58 characters of that): parse only those.
-    const std::string prefix = (name + "-").substr(0, 58);
-    for (const auto& o : pods_->list(ns)) {
-      if (o->name().compare(0, prefix.size(), prefix) != 0) continue;
-      json p = o->object();
-      if (dgd_of_pod(p) == name) out.push_back(std::move(p));
-    }
-    return out;
-  }
-  std::vector<json> cached_pods() override { return all(pods_); }
-  std::vector<json> cached_nodes() override { return all(nodes_); }
-
- private:
-  const runtime::Store* store(const ChildKind& kind) {
-    std::shared_lock lock(mu_);
-    auto it = stores_.find(kind.resource.to_string());
-    return it == stores_.end() ? nullptr : it->second;
-  }
-  static std::vector<json> all(const runtime::Store* s) {
-    std::vector<json> out;
-    if (s != nullptr) {
-      for (const auto& o : s->list()) out.push_back(o->object());
-    }
-    return out;
-  }
-  std::shared_ptr<kube::RestClient> client_;
-  const runtime::Store* dgds_ = nullptr;
-  const runtime::Store* pods_ = nullptr;
-  const runtime::Store* nodes_ = nullptr;
-  std::shared_mutex mu_;
-  std::map<std::string, const runtime::Store*> stores_;
-};
 
 enum class Probe { kServed, kNotServed, kUnknown };
 
@@ -231,7 +96,8 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
   runtime::Informer& nodes = manager.add_informer(nio);
   auto wake_pending = [&controller, &dgds, window] {
     for (const auto& d : dgds.store().list()) {
-      if (placement_pending_text(d->json_text())) controller.queue().add_after(d->key(), window);
+      auto conditions = read_projected(d->json_text(), dgd_conditions_fields());
+      if (conditions && placement_pending(*conditions)) controller.queue().add_after(d->key(), window);
     }
   };
   runtime::EventHandler nh;
@@ -245,9 +111,8 @@ void add_placement_informers(runtime::Manager& manager, runtime::Controller& con
 }
 
 // A download Job is owned by its cache PVC, not by a DGD, and several DGDs may wait on
-// it (model_cache.h): wake the ones whose latest reconcile used it. (Waking every DGD of
-// the namespace cost N reconciles per Job state change: at N = 50 with 10 DGDs per
-// namespace, most of the reconciles of a converging fleet.)
+// it (model_cache.h): wake the ones whose latest reconcile used it, not every DGD of its
+// namespace.
 runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controller, DgdReconciler& reconciler,
                                                    std::chrono::milliseconds window) {
   auto wake = [&controller, &reconciler, window](const runtime::ObjectPtr& job) {
@@ -267,51 +132,12 @@ runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controll
   return h;
 }
 
-// A child added, deleted or changed outside its status sends its DGD through the full
-// pass (DgdReconciler::note_spec_change); a status-only change (a Deployment's replica
-// counts) leaves it to the status pass. Added before the handler that enqueues, so the
-// note is there when the reconcile runs.
-runtime::EventHandler note_child_spec_changes(DgdReconciler& reconciler, const ChildKind& kind) {
-  // Keys as object_key (child_plan.h) forms them: "group/Kind/ns/name".
-  const std::string prefix = kind.resource.group + "/" + kind.resource.kind + "/";
-  auto owners = [](const runtime::ObjectPtr& o) {
-    std::vector<std::string> dgds;  // "ns/name" of its controlling DGD (at most one)
-    for (const auto& r : o->owner_refs()) {
-      if (!r.controller || r.kind != api::kKind || r.api_version.rfind(std::string(api::kGroup) + "/", 0) != 0) continue;
-      dgds.push_back(o->ns().empty() ? r.name : o->ns() + "/" + r.name);
-    }
-    return dgds;
-  };
-  // An add or a change: the echo of the reconciler's own apply, or a change to look at.
-  auto changed = [&reconciler, prefix, owners](const runtime::ObjectPtr& o) {
-    for (const auto& dgd : owners(o)) {
-      reconciler.note_child_change(dgd, prefix + o->ns() + "/" + o->name(), o->resource_version());
-    }
-  };
-  runtime::EventHandler h;
-  h.on_add = changed;
-  h.on_delete = [&reconciler, owners](const runtime::ObjectPtr& o) {
-    for (const auto& dgd : owners(o)) reconciler.note_spec_change(dgd);
-  };
-  h.on_update = [&reconciler, owners, changed](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
-    // Same test as for the DGD itself: anything but status, resourceVersion, managedFields.
-    if (!changed_outside_status(before->json_text(), after->json_text())) return;
-    const std::vector<std::string> now = owners(after);
-    for (const auto& dgd : owners(before)) {  // an owner it no longer has
-      if (std::find(now.begin(), now.end(), dgd) == now.end()) reconciler.note_spec_change(dgd);
-    }
-    changed(after);
-  };
-  return h;
-}
-
 }  // namespace
 
 // glibc gives each thread that allocates its own arena (up to 8 per core); the
-// operator's ~60 threads (informers, workers, the HTTP pool) spread the cache over a
-// dozen arenas whose free space is never reused across them. Two arenas: at N = 100 the
-// RSS after a restart went from 31.2 to 23.2 MiB (docs/benchmarks.md). The environment's
-// MALLOC_ARENA_MAX, if set, wins.
+// operator's threads (informers, workers, the HTTP pool) would spread the cache over a
+// dozen arenas whose free space is never reused across them (docs/benchmarks.md). The
+// environment's MALLOC_ARENA_MAX, if set, wins.
 static void limit_malloc_arenas() {
 #if defined(__GLIBC__)
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 2);
@@ -370,6 +196,10 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
   runtime::ControllerOptions cto;
   cto.name = "dynamographdeployment";
+  cto.key_label = "dgd";
+  // API errors back off from 100 ms to 5 minutes per DGD.
+  cto.queue.rate_limiter.base_delay = std::chrono::milliseconds(100);
+  cto.queue.rate_limiter.max_delay = std::chrono::minutes(5);
   cto.workers = std::max(1, options.concurrency);
   runtime::Controller& controller = manager.add_controller(cto, reconciler);
   std::optional<ServingChecks::Stopper> serving_workers;  // stopped before the controller goes
@@ -408,7 +238,6 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     }
     if (p == Probe::kServed) {
       runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
-      inf.add_handler(note_child_spec_changes(*reconciler, kind));
       inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
       if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, *reconciler, window));
       cluster.set_store(kind, &inf.store());
@@ -433,7 +262,6 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
           continue;
         }
         auto inf = std::make_unique<runtime::Informer>(client, child_informer(**it, options.watch_namespace));
-        inf->add_handler(note_child_spec_changes(*reconciler, **it));
         inf->add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
         inf->start();
         while (!inf->wait_for_sync(std::chrono::milliseconds(200)) && !t.cancelled()) {

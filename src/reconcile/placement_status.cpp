@@ -34,12 +34,12 @@ std::vector<std::pair<std::string, int32_t>> placement_components(const api::Dgd
   return out;
 }
 
-std::optional<Condition> placement_status(Cluster& cluster, const std::string& ns, const std::string& name,
+std::optional<Condition> placement_status(ClusterCache& cluster, const std::string& ns, const std::string& name,
                                           const api::Dgd& graph) {
   return placement_status(cluster, ns, name, placement_components(graph));
 }
 
-std::optional<Condition> placement_status(Cluster& cluster, const std::string& ns, const std::string& name,
+std::optional<Condition> placement_status(ClusterCache& cluster, const std::string& ns, const std::string& name,
                                           const std::vector<std::pair<std::string, int32_t>>& components) {
   PlacementInput in;
   in.dgd_name = name;
@@ -87,13 +87,6 @@ bool node_placement_changed(const json& before, const json& after) {
 std::string dgd_of_pod(const json& pod) {
   const json& labels = at(pod, "/metadata/labels");
   return labels.is_object() ? labels.value(render::kLabelDgdName, "") : "";
-}
-
-bool placement_pending_text(const std::string& text) {
-  static const std::string kType = "\"type\":\"Placement\"", kTrue = "\"status\":\"True\",";
-  const auto type = text.find(kType);
-  if (type == std::string::npos) return false;
-  return !(type >= kTrue.size() && text.compare(type - kTrue.size(), kTrue.size(), kTrue) == 0);
 }
 
 bool placement_pending(const json& dgd) {

@@ -91,10 +91,13 @@ void Controller::process(const std::string& key) {
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string result;
-  if (!r.ok()) {
+  log_outcome(key, r);
+  if (!r.ok() && r.retry == RetryClass::kTerminal) {
     result = "error";
-    spdlog::warn("controller {}: reconcile {} failed (retry {}): {}", o_.name, key, queue_->num_requeues(key) + 1,
-                 r.error);
+    queue_->forget(key);
+    if (r.requeue_after.count() > 0) queue_->add_after(key, r.requeue_after);
+  } else if (!r.ok()) {
+    result = "error";
     queue_->add_rate_limited(key);
   } else if (r.requeue_after.count() > 0) {
     result = "requeue_after";
@@ -112,6 +115,28 @@ void Controller::process(const std::string& key) {
                   {{"controller", o_.name}, {"result", result}})
         .inc();
     if (!r.ok()) o_.metrics->counter("controller_runtime_reconcile_errors_total", "Failed reconciles.", c).inc();
+  }
+}
+
+void Controller::log_outcome(const std::string& key, const ReconcileResult& r) {
+  std::unique_lock lock(failures_mu_);
+  auto it = failing_.find(key);
+  if (r.ok()) {
+    if (it == failing_.end()) return;
+    failing_.erase(it);
+    lock.unlock();
+    spdlog::info("controller {}: {}={}: recovered", o_.name, o_.key_label, key);
+    return;
+  }
+  const bool repeated = it != failing_.end() && it->second == r.error;
+  failing_[key] = r.error;
+  lock.unlock();
+  const char* how = r.retry == RetryClass::kTerminal ? "not retried" : "retried with back-off";
+  if (repeated || r.retry == RetryClass::kConflict) {
+    // A conflict is expected (a cache behind a write): rerun quietly.
+    spdlog::debug("controller {}: {}={}: still: {} ({})", o_.name, o_.key_label, key, r.error, how);
+  } else {
+    spdlog::warn("controller {}: {}={}: {} ({})", o_.name, o_.key_label, key, r.error, how);
   }
 }
 

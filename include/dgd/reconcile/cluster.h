@@ -1,7 +1,7 @@
-// Cluster: what the DGD reconciler reads and writes, as one narrow interface.
-//
-// Reads come from the informer caches (they may lag the server; the watch
-// brings the reconciler back when they catch up), writes go to the API server.
+// ClusterCache and Cluster: what the DGD reconciler reads and writes, as two narrow
+// interfaces. ClusterCache is what the planner reads: the informer caches (they may lag
+// the server; the watch brings the reconciler back when they catch up). Cluster adds
+// the API server: quorum reads and writes, for the executor.
 // The live implementation (operator.h) sits on runtime::Store and
 // kube::RestClient; unit tests use an in-memory fake. Implementations must be
 // safe to call from several reconcile workers at once.
@@ -18,20 +18,21 @@
 
 namespace dgd::reconcile {
 
-class Cluster {
+// An object's identity and version as the cache holds it, read without parsing it.
+struct CachedVersion {
+  std::string key;  // object_key (child_plan.h): "group/Kind/ns/name"
+  std::string uid, resource_version;
+};
+
+class ClusterCache {
  public:
-  virtual ~Cluster() = default;
+  virtual ~ClusterCache() = default;
 
   // The cached DGD, or nullopt when it is gone.
   virtual std::optional<nlohmann::json> get_dgd(const std::string& ns, const std::string& name) = 0;
   // The same without spec (apiVersion, kind, metadata, status): what a status pass reads.
   // The default drops it from get_dgd(); the live cluster never builds it.
   virtual std::optional<nlohmann::json> get_dgd_head(const std::string& ns, const std::string& name);
-
-  // The DGD as the API server has it now (a quorum read, not the cache): nullopt when it
-  // is gone. Read before creating children, so a cache that lags a deletion never makes
-  // the operator re-create what the garbage collector is removing (upstream #8204).
-  virtual kube::Result<std::optional<nlohmann::json>> read_dgd(const std::string& ns, const std::string& name) = 0;
 
   // False while the server does not serve `kind` (its CRD is missing): its
   // children are then neither read nor written.
@@ -49,6 +50,26 @@ class Cluster {
   // never builds it.
   virtual std::optional<nlohmann::json> cached_status(const ChildKind& kind, const std::string& ns,
                                                       const std::string& name);
+  // owned() as identities and versions only. The default reads them from owned(); the
+  // live cluster parses nothing.
+  virtual std::vector<CachedVersion> owned_versions(const ChildKind& kind, const std::string& ns,
+                                                    const std::string& owner_uid);
+
+  // Placement (placement.h), from the pod and node caches. A cache without them
+  // returns nothing and the DGD reports no Placement condition.
+  // Cached pods of DGD ns/name (label nvidia.com/dynamo-graph-deployment-name).
+  virtual std::vector<nlohmann::json> dgd_pods(const std::string& /*ns*/, const std::string& /*name*/) { return {}; }
+  // Every cached pod (the operator's, all DGDs) and every node.
+  virtual std::vector<nlohmann::json> cached_pods() { return {}; }
+  virtual std::vector<nlohmann::json> cached_nodes() { return {}; }
+};
+
+class Cluster : public ClusterCache {
+ public:
+  // The DGD as the API server has it now (a quorum read, not the cache): nullopt when it
+  // is gone. Read before creating children, so a cache that lags a deletion never makes
+  // the operator re-create what the garbage collector is removing (upstream #8204).
+  virtual kube::Result<std::optional<nlohmann::json>> read_dgd(const std::string& ns, const std::string& name) = 0;
 
   // The object of `resource` named ns/name as the API server has it (a GET, not a
   // cache): for objects the operator does not label, such as a model-cache PVC the
@@ -71,14 +92,6 @@ class Cluster {
   virtual kube::Result<nlohmann::json> update_status(const nlohmann::json& dgd) = 0;
   // POST of a core v1 Event; AlreadyExists is success.
   virtual kube::Status create_event(const nlohmann::json& event) = 0;
-
-  // Placement (placement.h), from the pod and node caches. A Cluster without them
-  // returns nothing and the DGD reports no Placement condition.
-  // Cached pods of DGD ns/name (label nvidia.com/dynamo-graph-deployment-name).
-  virtual std::vector<nlohmann::json> dgd_pods(const std::string& /*ns*/, const std::string& /*name*/) { return {}; }
-  // Every cached pod (the operator's, all DGDs) and every node.
-  virtual std::vector<nlohmann::json> cached_pods() { return {}; }
-  virtual std::vector<nlohmann::json> cached_nodes() { return {}; }
 };
 
 }  // namespace dgd::reconcile

@@ -20,10 +20,10 @@
 
 namespace dgd::reconcile {
 
-std::optional<Condition> placement_status(Cluster& cluster, const std::string& ns, const std::string& name,
+std::optional<Condition> placement_status(ClusterCache& cluster, const std::string& ns, const std::string& name,
                                           const api::Dgd& graph);
 // The same from the graph's components as (name, replicas).
-std::optional<Condition> placement_status(Cluster& cluster, const std::string& ns, const std::string& name,
+std::optional<Condition> placement_status(ClusterCache& cluster, const std::string& ns, const std::string& name,
                                           const std::vector<std::pair<std::string, int32_t>>& components);
 // The graph's components as placement_status reads them.
 std::vector<std::pair<std::string, int32_t>> placement_components(const api::Dgd& graph);
@@ -35,11 +35,8 @@ bool node_placement_changed(const nlohmann::json& before, const nlohmann::json& 
 // The DGD a pod belongs to (its nvidia.com/dynamo-graph-deployment-name label), or "".
 std::string dgd_of_pod(const nlohmann::json& pod);
 // True when the DGD's status holds a Placement condition that is not True (a node
-// change may explain it better, or unblock it).
+// change may explain it better, or unblock it). A node event asks it of every DGD:
+// it needs only status.conditions (cached_view.h dgd_conditions_fields).
 bool placement_pending(const nlohmann::json& dgd);
-// The same, on the compact JSON text an informer cache holds (nlohmann dump(): keys
-// sorted, so a condition's "status" comes right before its "type"), without parsing:
-// a node event asks it of every DGD.
-bool placement_pending_text(const std::string& compact_json);
 
 }  // namespace dgd::reconcile

@@ -1,14 +1,21 @@
 // Controller: runs a Reconciler over the keys of a WorkQueue with N workers. A key is
 // namespace/name only; the reconciler reads current state from informer caches
 // (level-triggered, controller-runtime's contract). Outcome order:
-//   error (or exception)  -> requeue with the rate limiter's back-off;
+//   error (or exception)  -> by its retry class: unavailable and conflict are requeued
+//                            with the rate limiter's back-off; terminal is not retried
+//                            (a requeue_after it carries still holds);
 //   requeue_after > 0     -> forget failures, requeue after that delay;
 //   otherwise             -> forget failures; done until the next event.
+// A failure is logged at warn when a key starts failing or its error changes, at debug
+// ("<key_label>=<key>: still: ...") while the same error repeats or when it is a
+// conflict, and its end at info, so a lasting problem costs one line.
 // Thread-safe; start()/stop() from one owner thread.
 #pragma once
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -28,13 +35,23 @@ struct ObjectKey {
   bool operator==(const ObjectKey&) const = default;
 };
 
+// How a failed reconcile is retried.
+enum class RetryClass {
+  kUnavailable,  // the server could not answer (429, 5xx, network): back off and retry
+  kConflict,     // the read state was stale (409): re-read and rerun, with back-off
+  kTerminal,     // retrying cannot help until the object changes: no retry
+};
+
 struct ReconcileResult {
   std::chrono::milliseconds requeue_after{0};
-  std::string error;  // non-empty: failed, retried with back-off
+  std::string error;  // non-empty: failed, handled by `retry`
+  RetryClass retry = RetryClass::kUnavailable;
 
   static ReconcileResult done() { return {}; }
-  static ReconcileResult after(std::chrono::milliseconds d) { return {d, {}}; }
-  static ReconcileResult failed(std::string why) { return {{}, std::move(why)}; }
+  static ReconcileResult after(std::chrono::milliseconds d) { return {d, {}, RetryClass::kUnavailable}; }
+  static ReconcileResult failed(std::string why, RetryClass retry = RetryClass::kUnavailable) {
+    return {{}, std::move(why), retry};
+  }
   bool ok() const { return error.empty(); }
 };
 
@@ -58,6 +75,7 @@ class FnReconciler final : public Reconciler {
 
 struct ControllerOptions {
   std::string name = "controller";  // metrics label and log prefix
+  std::string key_label = "key";    // names keys in logs: "<key_label>=<ns>/<name>"
   int workers = 1;                  // controller-runtime's MaxConcurrentReconciles default
   WorkQueueOptions queue;           // queue.name defaults to `name`
   std::shared_ptr<kube::MetricsRegistry> metrics;
@@ -90,7 +108,11 @@ class Controller {
  private:
   void worker();
   void process(const std::string& key);
+  // Logs a failure of `key` (warn when new or changed, debug when repeated) or its end.
+  void log_outcome(const std::string& key, const ReconcileResult& r);
   ControllerOptions o_;
+  std::mutex failures_mu_;
+  std::map<std::string, std::string> failing_;  // key -> its last error, while it fails
   std::shared_ptr<Reconciler> reconciler_;
   std::unique_ptr<WorkQueue> queue_;
   std::vector<std::thread> workers_;

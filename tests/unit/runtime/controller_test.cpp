@@ -74,6 +74,32 @@ TEST(Controller, RequeueAfterRunsAgain) {
   EXPECT_TRUE(eventually([&] { return calls.load() == 2; }));
 }
 
+// A terminal failure is counted but not retried; a requeue_after it carries still holds.
+TEST(Controller, TerminalErrorsAreNotRetried) {
+  std::atomic<int> calls{0}, later_calls{0};
+  auto metrics = std::make_shared<kube::MetricsRegistry>();
+  ControllerOptions o;
+  o.name = "test";
+  o.metrics = metrics;
+  Controller c(o, std::make_shared<FnReconciler>([&](const ObjectKey& k) {
+    if (k.name == "later" && ++later_calls > 1) return ReconcileResult::done();
+    if (k.name != "later") ++calls;
+    ReconcileResult r = ReconcileResult::failed("invalid spec", RetryClass::kTerminal);
+    if (k.name == "later") r.requeue_after = 20ms;
+    return r;
+  }));
+  c.start();
+  c.queue().add("ns/a");
+  const std::string errors = "controller_runtime_reconcile_total{controller=\"test\",result=\"error\"} 1";
+  ASSERT_TRUE(eventually([&] { return metrics->render().find(errors) != std::string::npos; }));
+  EXPECT_EQ(c.queue().num_requeues("ns/a"), 0) << "no back-off: nothing to retry";
+  EXPECT_EQ(calls.load(), 1);
+  c.queue().add("ns/later");
+  EXPECT_TRUE(eventually([&] { return later_calls.load() == 2; }));
+  EXPECT_EQ(calls.load(), 1);
+  c.stop();
+}
+
 TEST(Controller, ManyWorkersNeverReconcileOneKeyTwiceAtOnce) {
   std::mutex mu;
   std::map<std::string, int> in_flight;

@@ -1,0 +1,311 @@
+#include "dgd/reconcile/dgd_plan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "dgd/api/validate.h"
+#include "dgd/object/desired_state.h"
+#include "dgd/object/field_schema.h"
+#include "dgd/reconcile/child_plan.h"
+#include "dgd/reconcile/placement_status.h"
+#include "dgd/reconcile/spec_pipeline.h"
+
+namespace dgd::reconcile {
+
+using nlohmann::json;
+
+namespace {
+
+std::string meta_string(const json& obj, const char* field) {
+  if (!obj.is_object()) return "";
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+int64_t generation_of(const json& obj) {
+  if (!obj.is_object()) return 0;
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return 0;
+  auto g = m->find("generation");
+  return g != m->end() && g->is_number_integer() ? g->get<int64_t>() : 0;
+}
+
+// metadata.ownerReferences, or an empty array.
+const json& owner_refs(const json& obj) {
+  static const json kNone = json::array();
+  if (!obj.is_object()) return kNone;
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return kNone;
+  auto refs = m->find("ownerReferences");
+  return refs != m->end() && refs->is_array() ? *refs : kNone;
+}
+
+bool has_controller_ref(const json& obj) {
+  for (const auto& r : owner_refs(obj)) {
+    if (r.is_object() && r.value("controller", false)) return true;
+  }
+  return false;
+}
+
+bool has_owner_placeholder(const json& obj) {
+  for (const auto& r : owner_refs(obj)) {
+    if (r.is_object() && r.value("uid", "").empty()) return true;
+  }
+  return false;
+}
+
+std::string describe(const json& obj) { return obj.value("kind", "") + " " + meta_string(obj, "name"); }
+
+bool holds(const json& live, const json& desired) {
+  return object::holds_desired(live, desired, object::schema_for_object(desired));
+}
+
+const ChildKind& deployments() { return *find_child_kind("apps/v1", "Deployment"); }
+const ChildKind& jobs() { return *find_child_kind("batch/v1", "Job"); }
+
+std::string deployment_key(const std::string& ns, const std::string& name) {
+  return "apps/Deployment/" + ns + "/" + name;
+}
+
+Plan begin(PlanKind kind, json dgd) {
+  Plan p;
+  p.kind = kind;
+  p.uid = meta_string(dgd, "uid");
+  p.generation = generation_of(dgd);
+  p.dgd = std::move(dgd);
+  return p;
+}
+
+// The status only, when the memo still describes the children; nullopt when the download
+// Job is gone or failed, or whether the workers wait for it changed: plan in full.
+std::optional<Plan> status_plan(const Snapshot& s, json head, const DgdMemo& memo,
+                                std::map<std::string, json>& views) {
+  Plan p = begin(PlanKind::kStatusOnly, std::move(head));
+  for (const auto& c : memo.components) {
+    const std::string key = deployment_key(s.key.ns, c.deployment);
+    auto view = views.find(key);
+    if (view == views.end()) {
+      auto o = s.cache.cached_status(deployments(), s.key.ns, c.deployment);
+      if (!o) return std::nullopt;
+      view = views.emplace(key, std::move(*o)).first;
+    }
+    p.deployments[key] = std::move(view->second);
+  }
+  p.components = memo.components;
+  if (memo.cache && !memo.cache->job_name.empty()) {
+    p.job = s.cache.cached_status(jobs(), s.key.ns, memo.cache->job_name);
+    ModelCacheObservation seen;
+    if (p.job) seen.job = &*p.job;
+    const bool lost = !p.job || p.job->value("/status/failed"_json_pointer, 0) > 0;
+    if (lost || assess_model_cache(*memo.cache, seen).hold_workers != memo.held_workers) return std::nullopt;
+  }
+  p.memo = std::make_shared<DgdMemo>(memo);
+  return p;
+}
+
+// Spec errors: nothing is applied or deleted; the Deployments still there are reported,
+// so `kubectl get dgd -o yaml` shows what serves.
+Plan invalid_plan(const Snapshot& s, json dgd, std::vector<std::string> errors) {
+  Plan p = begin(PlanKind::kInvalidSpec, std::move(dgd));
+  p.spec_errors = std::move(errors);
+  std::map<std::string, json> by_component;
+  if (s.cache.serves(deployments())) {
+    for (auto& o : s.cache.owned(deployments(), s.key.ns, p.uid)) {
+      if (!is_controlled_by(o, p.uid)) continue;
+      const json labels = o.value("/metadata/labels"_json_pointer, json::object());
+      const std::string component = labels.value(render::kLabelComponent, "");
+      if (!component.empty()) by_component[component] = std::move(o);
+    }
+  }
+  for (auto& [component, dep] : by_component) {
+    const json labels = dep.value("/metadata/labels"_json_pointer, json::object());
+    p.components.push_back({component, labels.value(render::kLabelComponentType, ""),
+                            static_cast<int32_t>(dep.value("/spec/replicas"_json_pointer, 1)),
+                            meta_string(dep, "name"), true});
+    const std::string k = object_key(dep);
+    p.deployments[k] = std::move(dep);
+  }
+  return p;
+}
+
+// The desired children of `spec` the server can take, owned by the DGD.
+std::vector<json> desired_children(const Snapshot& s, const json& dgd, SpecResult& spec, Plan& p) {
+  std::vector<json> desired;
+  for (auto& obj : spec.rendered->objects) {
+    const ChildKind* kind = find_child_kind(obj.value("apiVersion", ""), obj.value("kind", ""));
+    if (kind == nullptr) {
+      p.sync_problems.push_back(describe(obj) + ": the operator does not manage this kind");
+      continue;
+    }
+    if (!s.cache.serves(*kind)) {
+      const std::string why = describe(obj) + ": the API server does not serve " + kind->resource.to_string() +
+                              " (install its CustomResourceDefinition)";
+      p.sync_problems.push_back(why);
+      p.kinds_not_served.push_back(why);
+      continue;
+    }
+    obj["metadata"]["namespace"] = s.key.ns;
+    if (has_owner_placeholder(obj)) set_controller_owner(obj, dgd);
+    desired.push_back(std::move(obj));
+  }
+  return desired;
+}
+
+}  // namespace
+
+bool Plan::creates() const {
+  return download_job.has_value() ||
+         std::any_of(apply.begin(), apply.end(), [](const ChildWrite& w) { return !w.exists; });
+}
+
+Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* memo) {
+  std::optional<json> head = s.cache.get_dgd_head(s.key.ns, s.key.name);
+  if (!head) return begin(PlanKind::kGone, json());
+  if (!meta_string(*head, "deletionTimestamp").empty()) return begin(PlanKind::kDeleting, std::move(*head));
+  if (memo != nullptr) {
+    std::map<std::string, json> views;
+    switch (check_memo(*memo, *head, s.cache, views)) {
+      case MemoCheck::kEchoPending:
+        return begin(PlanKind::kWaitForCache, std::move(*head));
+      case MemoCheck::kCurrent:
+        if (auto p = status_plan(s, *head, *memo, views)) return std::move(*p);
+        break;
+      case MemoCheck::kStale:
+        break;
+    }
+  }
+  std::optional<json> whole = s.cache.get_dgd(s.key.ns, s.key.name);
+  if (!whole) return begin(PlanKind::kGone, json());
+  if (!meta_string(*whole, "deletionTimestamp").empty()) return begin(PlanKind::kDeleting, std::move(*whole));
+  const json& dgd = *whole;
+  SpecResult spec = run_spec_pipeline(dgd, s.key.ns, catalog);
+  if (!spec.errors.empty()) return invalid_plan(s, std::move(*whole), std::move(spec.errors));
+
+  Plan p = begin(PlanKind::kSync, dgd);
+  auto m = std::make_shared<DgdMemo>();
+  m->uid = p.uid;
+  m->fingerprint = dgd_fingerprint(dgd);
+  m->cache = model_cache_spec(spec.expanded->graph);
+  m->placement = placement_components(spec.expanded->graph);
+  api::Dgd named = spec.expanded->graph;
+  if (named.metadata.name.empty()) named.metadata.name = s.key.name;
+  m->smoke = smoke_plan(spec.user, named);
+  std::vector<json> desired = desired_children(s, dgd, spec, p);
+
+  // Live children: those the DGD owns, and desired ones it does not (a kept cache PVC).
+  std::vector<json> live;
+  for (const auto& kind : child_kinds()) {
+    if (!s.cache.serves(kind)) continue;
+    for (auto& o : s.cache.owned(kind, s.key.ns, p.uid)) live.push_back(std::move(o));
+  }
+  std::set<std::string> live_keys;
+  for (const auto& o : live) live_keys.insert(object_key(o));
+  for (const auto& d : desired) {
+    if (live_keys.count(object_key(d)) > 0) continue;
+    const ChildKind* kind = find_child_kind(d.value("apiVersion", ""), d.value("kind", ""));
+    if (auto o = s.cache.cached(*kind, s.key.ns, meta_string(d, "name"))) live.push_back(std::move(*o));
+  }
+  if (m->cache && !m->cache->job_name.empty() && s.download_records != nullptr) {
+    // No Job of ours: a download run outside the operator (the recipe pages'
+    // model-download) that holds this model and revision is the one to wait on.
+    const std::string ours = "batch/Job/" + s.key.ns + "/" + m->cache->job_name;
+    const json* record = find_download_record(*m->cache, *s.download_records);
+    const bool cached = std::any_of(live.begin(), live.end(), [&](const json& o) { return object_key(o) == ours; });
+    if (!cached && record != nullptr) {
+      std::erase_if(desired, [&](const json& d) { return object_key(d) == ours; });
+      m->cache->job_name = meta_string(*record, "name");
+      live.push_back(*record);
+    }
+  }
+  std::map<std::string, const json*> live_by_key;
+  for (const auto& o : live) live_by_key[object_key(o)] = &o;
+
+  // The download Job and a cache PVC are shared by the DGDs that use the same cache:
+  // whoever controls one drives it; the others only wait for it.
+  std::erase_if(desired, [&](const json& d) {
+    const std::string kind = d.value("kind", "");
+    if (kind != "Job" && kind != "PersistentVolumeClaim") return false;
+    auto l = live_by_key.find(object_key(d));
+    return l != live_by_key.end() && !is_controlled_by(*l->second, p.uid) && has_controller_ref(*l->second);
+  });
+  // The model cache: a download Job the cache lacks is created after the other children
+  // (it is owned by the PVC, read then); one that exists is left as it is (its pod
+  // template is immutable). Until it has completed the workers are held back.
+  std::set<std::string> held_as_is;
+  if (m->cache && !m->cache->job_name.empty()) {
+    const std::string job_key = "batch/Job/" + s.key.ns + "/" + m->cache->job_name;
+    auto jt = std::find_if(desired.begin(), desired.end(), [&](const json& d) { return object_key(d) == job_key; });
+    if (auto l = live_by_key.find(job_key); l != live_by_key.end()) {
+      p.job = *l->second;
+      held_as_is.insert(job_key);
+    } else if (jt != desired.end()) {
+      p.download_job = std::move(*jt);
+    }
+    if (jt != desired.end()) desired.erase(jt);
+  }
+  if (m->cache) {
+    ModelCacheObservation seen;
+    if (p.job) seen.job = &*p.job;
+    m->held_workers = assess_model_cache(*m->cache, seen).hold_workers;
+    if (m->held_workers) {
+      std::set<std::string> workers;
+      for (const auto& c : spec.expanded->graph.spec.components) {
+        if (!c.type || api::isWorkerType(*c.type)) workers.insert(api::childName(s.key.name, c.name));
+      }
+      std::map<std::string, int64_t> live_replicas;
+      for (const auto& [k, o] : live_by_key) {
+        if (o->value("kind", "") == "Deployment") live_replicas[k] = o->value("/spec/replicas"_json_pointer, int64_t{1});
+      }
+      hold_back_workers(desired, workers, live_replicas);
+    }
+  }
+
+  std::vector<const json*> live_ptrs;
+  for (const auto& o : live) live_ptrs.push_back(&o);
+  const ChildPlan diff = plan_children(desired, live_ptrs, p.uid, holds);
+  std::set<std::string> applying;
+  for (const json* d : diff.apply) {
+    const std::string k = object_key(*d);
+    if (held_as_is.count(k) > 0) continue;
+    applying.insert(k);
+    ChildWrite w{find_child_kind(d->value("apiVersion", ""), d->value("kind", "")), *d, false, "", ""};
+    if (auto l = live_by_key.find(k); l != live_by_key.end()) {
+      w.exists = true;
+      w.live_version = meta_string(*l->second, "resourceVersion");
+      auto first = object::first_difference(*l->second, *d, object::schema_for_object(*d));
+      w.change = first ? *first : "ownerReferences";
+    }
+    p.apply.push_back(std::move(w));
+  }
+  for (const json* o : diff.remove) {
+    if (const ChildKind* kind = find_child_kind(o->value("apiVersion", ""), o->value("kind", ""))) {
+      p.remove.push_back({kind, *o, true, "", ""});
+    }
+  }
+  // Children left as they are go into the memo as the cache shows them.
+  for (const auto& d : desired) {
+    const std::string k = object_key(d);
+    auto l = live_by_key.find(k);
+    if (applying.count(k) > 0 || l == live_by_key.end() || d.value("kind", "") == "Job") continue;
+    const ChildKind* kind = find_child_kind(d.value("apiVersion", ""), d.value("kind", ""));
+    m->children[k] = record_child(*kind, *l->second, is_controlled_by(*l->second, p.uid));
+  }
+  for (const auto& c : spec.expanded->graph.spec.components) {
+    DgdMemo::Component mc{c.name, c.type ? api::toString(*c.type) : "worker", c.replicas.value_or(1),
+                          api::childName(s.key.name, c.name), false};
+    const std::string k = deployment_key(s.key.ns, mc.deployment);
+    auto want = std::find_if(desired.begin(), desired.end(), [&](const json& d) { return object_key(d) == k; });
+    if (auto l = live_by_key.find(k); l != live_by_key.end()) {
+      mc.template_current = want != desired.end() && is_controlled_by(*l->second, p.uid) && holds(*l->second, *want);
+      p.deployments[k] = *l->second;
+    }
+    p.components.push_back(mc);
+  }
+  m->components = p.components;
+  p.memo = std::move(m);
+  return p;
+}
+
+}  // namespace dgd::reconcile
