@@ -535,6 +535,9 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   if (spec_errors.empty()) {
     expanded = recipes::expand(catalog_, parsed.dgd);
     append_errors(expanded->errors, spec_errors);
+    if (expanded->graph.spec.backendFramework) {
+      status_in.backend_framework = api::toString(*expanded->graph.spec.backendFramework);
+    }
   }
   if (spec_errors.empty()) {
     api::ValidateOptions complete;
