@@ -13,6 +13,7 @@
 
 #include "cli/dgdctl/commands.h"
 #include "cli/dgdctl/exit_arena.h"
+#include "cli/dgdctl/get_status.h"
 #include "cli/dgdctl/smoke.h"
 
 namespace {
@@ -110,6 +111,8 @@ int main(int argc, char** argv) {
   dgd::cli::add_plan_command(app);
 
   dgd::cli::addSmokeCommand(app);
+
+  dgd::cli::add_get_status_commands(app);
 
   CLI11_PARSE(app, argc, argv);
 
