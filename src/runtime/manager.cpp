@@ -79,7 +79,9 @@ int Manager::run(const kube::CancelToken& stop) {
     ho.serve_metrics = metrics;
     ho.serve_probes = probes;
     servers.push_back(std::make_unique<HealthServer>(ho));
-    return servers.back()->start();
+    auto started = servers.back()->start();
+    if (started.ok() && o_.on_listening) o_.on_listening(servers.back()->bound_address(), metrics, probes);
+    return started;
   };
   kube::Status started_servers;
   if (!metrics_addr.empty() && metrics_addr == health_addr) {

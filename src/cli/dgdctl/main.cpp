@@ -12,7 +12,6 @@
 #include <iterator>
 
 #include "cli/dgdctl/commands.h"
-#include "cli/dgdctl/exit_arena.h"
 #include "cli/dgdctl/get_status.h"
 #include "cli/dgdctl/smoke.h"
 
@@ -60,7 +59,8 @@ bool readInput(const std::string& file, std::string& text, std::string& source) 
 }  // namespace
 
 namespace dgd::cli {
-void add_plan_command(CLI::App& app);  // plan.cpp
+void add_plan_command(CLI::App& app);     // plan.cpp
+void add_convert_command(CLI::App& app);  // convert.cpp
 }
 
 int main(int argc, char** argv) {
@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   addFile(validateCmd);
 
   dgd::cli::add_plan_command(app);
+  dgd::cli::add_convert_command(app);
 
   dgd::cli::addSmokeCommand(app);
 
@@ -120,9 +121,8 @@ int main(int argc, char** argv) {
   opts.format = format == "json" ? Format::kJson : Format::kYaml;
   opts.defaultNamespace = ns;
   // Every command from here on is one offline pass that prints and exits (plan and smoke,
-  // which talk to a cluster, ran as CLI11 callbacks inside the parse above): its memory
-  // is left to the exit (exit_arena.h) instead of being freed object by object.
-  dgd::cli::useExitArena();
+  // which talk to a cluster, ran as CLI11 callbacks inside the parse above): its documents
+  // are left to the exit instead of being freed node by node.
   opts.keepUntilExit = true;
 
   if (*list) {
