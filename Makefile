@@ -2,7 +2,10 @@
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
 CTEST_JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
-GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+# Read when cmake runs (after `deps` has installed ninja), not when make starts.
+GENERATOR   = $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+# What `make demo` runs: the simulator, the operator, and dgdctl (`kubectl dgd status`).
+DEMO_TARGETS = kube-sim dgd-operator dgdctl
 
 .PHONY: all deps configure build test test-unit test-e2e test-chaos-two-replicas test-sanitize demo bench fuzz clean
 
@@ -44,8 +47,16 @@ test-sanitize:
 	cd build-asan && DGD_TEST_TIME_FACTOR=5 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-suppressions.txt \
 	  UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(CTEST_JOBS) --output-on-failure --timeout 1800
 
-demo: build
-	bash scripts/demo.sh $(BUILD)
+# Builds only what the demo runs. KEEP=1 leaves the cluster running for kubectl until Ctrl-C.
+demo:
+	@echo "==> [1/4] installing what is missing (scripts/install-deps.sh)"
+	@bash scripts/install-deps.sh
+	@echo "==> [2/4] configuring $(BUILD)"
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@echo "==> [3/4] building $(DEMO_TARGETS) (-j $(JOBS); the first build compiles for several minutes)"
+	@cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
+	@echo "==> [4/4] running the demo (scripts/demo.sh)"
+	@DEMO_KEEP=$(KEEP) bash scripts/demo.sh $(BUILD)
 
 # -O2: GCC 12's -O3 raises a false -Wrestrict in std::string code (and -Werror is on).
 bench: deps

@@ -520,6 +520,8 @@ CONDITIONS["x-kubernetes-list-map-keys"] = ["type"]
 STATUS = o("Observed state, written by the operator.", {
     "observedGeneration": i("metadata.generation the status describes.", 0),
     "state": s("Summary state.", enum=["initializing", "pending", "successful", "failed"]),
+    "backendFramework": s("Inference engine the graph runs: spec.backendFramework, or the recipe's.",
+                          enum=["vllm", "sglang", "trtllm"]),
     "conditions": CONDITIONS,
     "components": {"type": "object", "description": "Per component replica counts.",
                    "additionalProperties": o("One component's rollout.", {
@@ -549,11 +551,23 @@ CRD = {
             "served": True,
             "storage": True,
             "subresources": {"status": {}},
+            # `kubectl get dgd` as cert-manager's READY / STATUS: the Ready condition, why, whether
+            # the model answers, the engine (from status: a recipe DGD names none in its spec);
+            # `-o wide` adds the recipe and the Ready message.
             "additionalPrinterColumns": [
                 {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status',
                  "description": "Every component rolled out and ready"},
-                {"name": "Backend", "type": "string", "jsonPath": ".spec.backendFramework",
-                 "description": "Inference engine"},
+                {"name": "Reason", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].reason',
+                 "description": "Why Ready has its status, e.g. AllComponentsReady, RolloutInProgress, InvalidSpec"},
+                {"name": "Serving", "type": "string",
+                 "jsonPath": '.status.conditions[?(@.type=="Serving")].status',
+                 "description": "The frontend answered the smoke request"},
+                {"name": "Backend", "type": "string", "jsonPath": ".status.backendFramework",
+                 "description": "Inference engine, from spec.backendFramework or the recipe"},
+                {"name": "Recipe", "type": "string", "jsonPath": ".spec.recipe", "priority": 1,
+                 "description": "Catalog recipe the graph is based on"},
+                {"name": "Status", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].message',
+                 "priority": 1, "description": "The Ready condition's message"},
                 {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
             ],
             "schema": {"openAPIV3Schema": o(

@@ -4,7 +4,9 @@
 # Starts kube-sim (4x H200 profile, fast kubelets) and dgd-operator, applies the CRDs and
 # the recipe folder with `kubectl apply -k`, waits with the recipe page's own commands,
 # prints what runs and the rendered worker command lines, then stops everything it
-# started. Usage: scripts/demo.sh [BUILD_DIR]   (default: build)
+# started; with DEMO_KEEP=1 (`make demo KEEP=1`) it leaves both running, prints the
+# kubeconfig and kubectl commands to explore with, and stops them on Ctrl-C.
+# Usage: scripts/demo.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,13 +20,18 @@ SIM_ARGS=(--kubelet-start-delay 0.3 --kubelet-ready-delay 1 --job-duration 2)
 RECIPE="recipes/deepseek-v4.1-flash/vllm/disagg-h200-agentic"
 NAMESPACE="${NAMESPACE:-dynamo-demo}"
 TIMEOUT="${DEMO_TIMEOUT:-300s}"
+KEEP="${DEMO_KEEP:-}"
 
-for f in "$KUBE_SIM" "$DGD_OPERATOR"; do
+DGDCTL="${DGDCTL:-$BUILD/dgdctl}"
+for f in "$KUBE_SIM" "$DGD_OPERATOR" "$DGDCTL"; do
   [ -x "$f" ] || { echo "demo: $f not found; build first (make build BUILD=$BUILD)" >&2; exit 1; }
 done
 command -v kubectl >/dev/null || { echo "demo: kubectl is not installed" >&2; exit 1; }
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/dgd-demo.XXXXXX")"
+# `kubectl dgd ...` finds the plugin (kubectl-dgd, a link to dgdctl) on PATH.
+ln -s "$DGDCTL" "$WORK/kubectl-dgd"
+export PATH="$WORK:$PATH"
 export KUBECONFIG="$WORK/kubeconfig"
 export KUBECACHEDIR="$WORK/kube-cache"   # kubectl caches discovery per host:port
 SIM_PID="" OP_PID=""
@@ -44,6 +51,17 @@ trap stop_all EXIT
 trap 'exit 130' INT TERM
 
 step() { printf '\n==> %s\n' "$*"; }
+
+cat <<'TEXT'
+kube-sim simulates a Kubernetes 1.32 API server (kubectl and client libraries talk to it
+as to a real one: CRDs with their schema and CEL rules, server-side apply, watch, RBAC,
+garbage collection) and a GPU cluster around it: nodes from a profile, a scheduler that
+places pods by GPUs and RDMA resources, kubelets that mark pods Running and Ready, and the
+Deployment, ReplicaSet and Job controllers. It runs no containers: no image is pulled and
+no vLLM or SGLang process starts, so nothing answers behind the frontend Service, the
+operator's smoke request gets no reply, and every graph here shows Serving=False while
+Ready=True (on a real cluster Serving turns True once the model answers).
+TEXT
 
 step "starting kube-sim with $(basename "$PROFILE" .yaml)"
 "$KUBE_SIM" --listen 127.0.0.1:0 --kubeconfig-out "$KUBECONFIG" --profile "$PROFILE" "${SIM_ARGS[@]}" \
@@ -117,6 +135,9 @@ wait "$PROGRESS" 2>/dev/null || true
 step "kubectl get dgd,deploy,svc,pods -o wide"
 kubectl get dgd,deploy,svc,pods -o wide -n "$NAMESPACE"
 
+step "kubectl dgd status ${DGD}"
+kubectl dgd status "$DGD" -n "$NAMESPACE"
+
 step "worker command lines (from the live Deployments)"
 kubectl get deploy -n "$NAMESPACE" -l "nvidia.com/dynamo-graph-deployment-name=${DGD}" -o json |
   /usr/bin/python3 -c '
@@ -132,4 +153,25 @@ for d in json.load(sys.stdin)["items"]:
         print("--- %s\n   %s" % (d["metadata"]["name"], " ".join(shown)))
 '
 
-step "demo finished: ${DGD} is Ready; stopping kube-sim and the operator"
+if [ -z "$KEEP" ] || [ "$KEEP" = 0 ]; then
+  step "demo finished: ${DGD} is Ready; stopping kube-sim and the operator"
+  exit 0
+fi
+
+step "demo running: ${DGD} is Ready; kube-sim and the operator keep running until Ctrl-C"
+cat <<TEXT
+In another terminal:
+
+  export KUBECONFIG=$KUBECONFIG KUBECACHEDIR=$KUBECACHEDIR PATH=$WORK:\$PATH
+  kubectl get dgd -n $NAMESPACE -o wide
+  kubectl dgd status $DGD -n $NAMESPACE
+  kubectl describe dgd $DGD -n $NAMESPACE
+  kubectl get deploy,svc,pods,pvc,job -n $NAMESPACE
+  kubectl get nodes -L nvidia.com/gpu.product
+  kubectl edit dgd $DGD -n $NAMESPACE        # e.g. a component's replicas, then watch the rollout
+
+Operator log: $WORK/operator.log    kube-sim log: $WORK/kube-sim.log
+Press Ctrl-C here to stop both (the kubeconfig goes with them).
+TEXT
+trap 'exit 0' INT TERM
+wait "$SIM_PID"

@@ -184,6 +184,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
   if (!spec.errors.empty()) return invalid_plan(s, std::move(*whole), std::move(spec.errors));
 
   Plan p = begin(PlanKind::kSync, dgd);
+  if (const auto& backend = spec.expanded->graph.spec.backendFramework) p.backend_framework = api::toString(*backend);
   auto m = std::make_shared<DgdMemo>();
   m->uid = p.uid;
   m->fingerprint = dgd_fingerprint(dgd);

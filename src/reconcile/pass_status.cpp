@@ -53,6 +53,7 @@ StatusInput observe_status(const Plan& plan, const Execution& ex, ClusterCache& 
   in.now = now;
   if (auto st = plan.dgd.find("status"); st != plan.dgd.end()) in.previous_status = &*st;
   in.spec_errors = plan.spec_errors;
+  in.backend_framework = plan.backend_framework;
   in.sync_problems = plan.sync_problems;
   in.sync_problems.insert(in.sync_problems.end(), ex.sync_problems.begin(), ex.sync_problems.end());
   for (const auto& c : plan.components) {

@@ -179,10 +179,17 @@ json compute_status(const StatusInput& in) {
     state = "pending";
   }
 
-  return json{{"observedGeneration", in.generation},
-              {"state", state},
-              {"conditions", conditions},
-              {"components", components}};
+  json status = {{"observedGeneration", in.generation},
+                 {"state", state},
+                 {"conditions", conditions},
+                 {"components", components}};
+  std::string backend = in.backend_framework;
+  if (backend.empty() && in.previous_status != nullptr && in.previous_status->is_object()) {
+    auto it = in.previous_status->find("backendFramework");
+    if (it != in.previous_status->end() && it->is_string()) backend = it->get<std::string>();
+  }
+  if (!backend.empty()) status["backendFramework"] = backend;
+  return status;
 }
 
 bool status_changed(const json& live, const json& computed) { return live != computed; }

@@ -69,6 +69,7 @@ struct Plan {
   std::string uid;
   int64_t generation = 0;
   std::vector<std::string> spec_errors;  // kInvalidSpec
+  std::string backend_framework;         // kSync: the expanded graph's engine ("vllm", ...)
   std::vector<ChildWrite> apply, remove;
   // Children that cannot be written ("what: why"), and the subset about kinds the server
   // does not serve (each is a KindNotServed event).

@@ -58,6 +58,10 @@ struct StatusInput {
   std::string held_back_message;
   // Conditions computed elsewhere (Placement, ModelCacheReady, Serving); added as is.
   std::vector<Condition> extra_conditions;
+  // The inference engine the expanded graph runs ("vllm", ...), for `kubectl get dgd`'s
+  // BACKEND column; empty when this pass did not expand the spec (the live status's value
+  // is kept).
+  std::string backend_framework;
   // The live status (may be null/absent): used to keep lastTransitionTime.
   const nlohmann::json* previous_status = nullptr;
   std::string now;                        // RFC 3339 UTC, e.g. 2026-11-30T06:00:00Z

@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "cli/dgdctl/commands.h"
+#include "cli/dgdctl/get_status.h"
 #include "cli/dgdctl/smoke.h"
 
 namespace {
@@ -111,6 +112,8 @@ int main(int argc, char** argv) {
   dgd::cli::add_convert_command(app);
 
   dgd::cli::addSmokeCommand(app);
+
+  dgd::cli::add_get_status_commands(app);
 
   CLI11_PARSE(app, argc, argv);
 

@@ -119,14 +119,18 @@ def main():
 
         # The DGD's additionalPrinterColumns: Ready follows the status condition (set via /status).
         head, rows = table(sim.kubectl("get", "dgd").stdout)
-        assert head == ["NAME", "READY", "BACKEND", "AGE"], head
-        assert rows[0][0] == DGD and rows[0][1] == "vllm", rows        # Ready is empty: no status yet
+        assert head == ["NAME", "READY", "REASON", "SERVING", "BACKEND", "AGE"], head
+        assert rows[0][0] == DGD and len(rows[0]) == 2, rows        # no status yet: only NAME and AGE
         sim.kubectl("patch", "dgd", DGD, "--subresource=status", "--type=merge", "-p",
-                    json.dumps({"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Up",
+                    json.dumps({"status": {"backendFramework": "vllm",
+                                           "conditions": [{"type": "Ready", "status": "True", "reason": "Up",
                                                            "message": "ok", "lastTransitionTime":
                                                            "2026-01-01T00:00:00Z"}]}}))
         head, rows = table(sim.kubectl("get", "dgd").stdout)
-        assert rows[0][:3] == [DGD, "True", "vllm"], rows
+        assert rows[0][:4] == [DGD, "True", "Up", "vllm"], rows     # SERVING empty: no Serving condition
+        head, rows = table(sim.kubectl("get", "dgd", "-o", "wide").stdout)
+        assert head == ["NAME", "READY", "REASON", "SERVING", "BACKEND", "RECIPE", "STATUS", "AGE"], head
+        assert rows[0][:5] == [DGD, "True", "Up", "vllm", "ok"], rows  # no spec.recipe: RECIPE empty
 
         # get -w: the initial state, then later changes (with --output-watch-events: the type).
         watch = Background(sim, "get", "cm", "-l", "set=watched", "-w", "--output-watch-events")

@@ -133,9 +133,18 @@ TEST(Crd, DgdNamesVersionAndColumns) {
   for (const auto& c : v["additionalPrinterColumns"]) cols.emplace_back(c["name"], c["jsonPath"]);
   std::vector<std::pair<std::string, std::string>> want = {
       {"Ready", ".status.conditions[?(@.type==\"Ready\")].status"},
-      {"Backend", ".spec.backendFramework"},
+      {"Reason", ".status.conditions[?(@.type==\"Ready\")].reason"},
+      {"Serving", ".status.conditions[?(@.type==\"Serving\")].status"},
+      {"Backend", ".status.backendFramework"},
+      {"Recipe", ".spec.recipe"},
+      {"Status", ".status.conditions[?(@.type==\"Ready\")].message"},
       {"Age", ".metadata.creationTimestamp"}};
   EXPECT_EQ(cols, want);
+  std::vector<std::string> wide;  // shown only with -o wide
+  for (const auto& c : v["additionalPrinterColumns"]) {
+    if (c.value("priority", 0) > 0) wide.push_back(c["name"]);
+  }
+  EXPECT_EQ(wide, (std::vector<std::string>{"Recipe", "Status"}));
   const auto& comps = v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["components"];
   EXPECT_EQ(comps["x-kubernetes-list-type"], "map");
   EXPECT_EQ(comps["x-kubernetes-list-map-keys"], json::array({"name"}));
