@@ -79,30 +79,21 @@ struct Prepared {
   std::optional<api::Dgd> graph;         // the explicit graph when no error
 };
 
-// parse → validate what the user wrote → expand → validate the whole graph.
+// parse, then the checks the operator's SpecValid runs (recipes::expandAndValidate).
 Prepared prepare(json&& doc, size_t index) {
   Prepared p;
   p.name = "document " + std::to_string(index + 1);
-  std::set<std::string> seen;
-  auto add = [&](const std::vector<api::FieldError>& es) {
-    for (const auto& e : es) {
-      if (seen.insert(e.str()).second) p.problems.push_back(e);
-    }
-  };
   auto parsed = api::fromJson(std::move(doc));
   if (!parsed.dgd.metadata.name.empty()) p.name = parsed.dgd.metadata.name;
-  add(parsed.errors);
+  p.problems = std::move(parsed.errors);
   if (!parsed.ok()) return p;
-  add(api::validate(parsed.dgd));
   // A DGD that names no recipe (e.g. a recipe's own dgd.yaml) needs no catalog: building
   // it would cost such a render more than reading its input.
   static const recipes::Catalog kNoRecipes;
   const recipes::Catalog& catalog = parsed.dgd.spec.recipe ? recipes::Catalog::builtin() : kNoRecipes;
-  auto expanded = recipes::expand(catalog, std::move(parsed.dgd));
-  add(expanded.errors);
-  if (!expanded.ok()) return p;
-  add(api::validate(expanded.graph, api::ValidateOptions{api::ValidationMode::kComplete}));
-  if (!api::hasErrors(p.problems)) p.graph = std::move(expanded.graph);
+  auto checked = recipes::expandAndValidate(catalog, std::move(parsed.dgd));
+  for (auto& e : checked.problems) p.problems.push_back(std::move(e));
+  p.graph = std::move(checked.graph);
   return p;
 }
 
