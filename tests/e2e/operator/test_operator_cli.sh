@@ -9,7 +9,7 @@ source "$ROOT/tests/e2e/lib/kubesim.sh"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$OP" --version | grep -qx "dgd-operator [0-9][0-9.]*" || fail "--version"
+"$OP" --version | grep -qxE "dgd-operator [0-9]+\.[0-9]+\.[0-9]+( \(.+\))?" || fail "--version"
 
 # Every flag of `run` appears in the operations guide, and every flag the guide lists exists.
 flags=$("$OP" run --help | grep -o -- '--[a-z][a-z-]*' | grep -v -- '--help' | sort -u)
