@@ -838,7 +838,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
         download_claim.clear();
         const std::string what = "Created " + describe(*new_job) + " (download of " + cache->what() +
                                  " into PVC " + cache->claim + ")";
-        spdlog::info("dgd={}: {}", id, what);
+        spdlog::info("dgd={}: created {} (download of {} into PVC {})", id, describe(*new_job), cache->what(), cache->claim);
         events_.record(dgd, "Normal", kReasonDownloadStarted, what);
       }
     }

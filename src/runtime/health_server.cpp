@@ -9,6 +9,7 @@
 
 #include "dgd/kube/metrics.h"
 #include "dgd/runtime/process_memory.h"
+#include "dgd/runtime/process_metrics.h"
 
 namespace dgd::runtime {
 
@@ -52,7 +53,10 @@ kube::Status HealthServer::start() {
       http::http_response resp;
       if (path == "/metrics" && impl->o.serve_metrics) {
         resp.set_status_code(http::status_codes::OK);
-        if (impl->o.metrics) sample_memory_metrics(*impl->o.metrics);
+        if (impl->o.metrics) {
+          sample_memory_metrics(*impl->o.metrics);
+          sample_process_metrics(*impl->o.metrics);
+        }
         set_text_body(resp, impl->o.metrics ? impl->o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
       } else if ((path == "/healthz" || path == "/livez") && impl->o.serve_probes) {
         bool ok = !impl->o.healthy || impl->o.healthy();
@@ -79,7 +83,7 @@ kube::Status HealthServer::start() {
     impl->listener.reset();
     kube::Error err;
     err.kind = kube::ErrorKind::kConfig;
-    err.message = "health server on " + impl->o.address + ": " + e.what();
+    err.message = e.what();  // the caller names the address and what it serves
     return err;
   }
   spdlog::info("serving{}{} on {}", impl->o.serve_metrics ? " /metrics" : "",

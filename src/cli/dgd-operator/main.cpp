@@ -12,6 +12,7 @@
 #include "cli/command_line.h"
 #include "dgd/kube/http.h"
 #include "dgd/reconcile/operator.h"
+#include "dgd/runtime/process_metrics.h"
 #include "dgd/runtime/signals.h"
 
 namespace {
@@ -192,6 +193,8 @@ int main(int argc, char** argv) {
   if (auto rc = dgd::cli::parse_command_line(app, argc, argv)) return *rc;
 
   setup_logging(log_format, log_level);
+  dgd::runtime::set_build_info("dgd_operator_build_info",
+                               {{"version", dgd::kVersion}, {"revision", dgd::kGitDescribe}});
   // Before the first request: cpprest's pool is otherwise created with 40 threads on first
   // use, and handing each I/O completion to one of 40 mostly idle threads was a third of
   // the operator's CPU in context switches (docs/benchmarks.md, "Operator CPU").
