@@ -25,7 +25,7 @@ std::vector<testing::PromSample> samples_of(const kube::MetricsRegistry& r) {
   return out;
 }
 
-const testing::PromSample* find(const std::vector<testing::PromSample>& all, const std::string& name,
+const testing::PromSample* find_sample(const std::vector<testing::PromSample>& all, const std::string& name,
                                 const std::map<std::string, std::string>& labels = {}) {
   for (const auto& s : all) {
     if (s.name != name) continue;
@@ -43,12 +43,12 @@ TEST(ProcessMetrics, ProcessSeriesAndBuildInfoAreSampled) {
   const auto all = samples_of(r);
   for (const char* name : {"process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
                            "process_start_time_seconds", "process_open_fds", "process_max_fds"}) {
-    EXPECT_NE(find(all, name), nullptr) << name;
+    EXPECT_NE(find_sample(all, name), nullptr) << name;
   }
-  EXPECT_GT(find(all, "process_resident_memory_bytes")->value, 0);
-  EXPECT_GT(find(all, "process_open_fds")->value, 2);  // stdin, stdout, stderr at least
-  EXPECT_GT(find(all, "process_start_time_seconds")->value, 1.6e9);
-  const auto* info = find(all, "dgd_test_build_info", {{"version", "1.2.3"}, {"revision", "abc"}});
+  EXPECT_GT(find_sample(all, "process_resident_memory_bytes")->value, 0);
+  EXPECT_GT(find_sample(all, "process_open_fds")->value, 2);  // stdin, stdout, stderr at least
+  EXPECT_GT(find_sample(all, "process_start_time_seconds")->value, 1.6e9);
+  const auto* info = find_sample(all, "dgd_test_build_info", {{"version", "1.2.3"}, {"revision", "abc"}});
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(info->value, 1);
 }
@@ -56,11 +56,11 @@ TEST(ProcessMetrics, ProcessSeriesAndBuildInfoAreSampled) {
 TEST(ProcessMetrics, CpuSecondsNeverGoBack) {
   kube::MetricsRegistry r;
   sample_process_metrics(r);
-  const double first = find(samples_of(r), "process_cpu_seconds_total")->value;
+  const double first = find_sample(samples_of(r), "process_cpu_seconds_total")->value;
   volatile double spin = 0;
   for (int i = 0; i < 20'000'000; ++i) spin = spin + i;
   sample_process_metrics(r);
-  EXPECT_GE(find(samples_of(r), "process_cpu_seconds_total")->value, first);
+  EXPECT_GE(find_sample(samples_of(r), "process_cpu_seconds_total")->value, first);
 }
 
 class NoReconcile : public Reconciler {
@@ -75,11 +75,11 @@ TEST(StartMetrics, AControllersCountersArePresentAtZeroBeforeAnyReconcile) {
   o.metrics = metrics;
   Controller c(o, std::make_shared<NoReconcile>());
   const auto all = samples_of(*metrics);
-  const auto* errors = find(all, "controller_runtime_reconcile_errors_total", {{"controller", "things"}});
+  const auto* errors = find_sample(all, "controller_runtime_reconcile_errors_total", {{"controller", "things"}});
   ASSERT_NE(errors, nullptr);
   EXPECT_EQ(errors->value, 0);
   for (const char* result : {"success", "error", "requeue_after"}) {
-    const auto* total = find(all, "controller_runtime_reconcile_total", {{"controller", "things"}, {"result", result}});
+    const auto* total = find_sample(all, "controller_runtime_reconcile_total", {{"controller", "things"}, {"result", result}});
     ASSERT_NE(total, nullptr) << result;
     EXPECT_EQ(total->value, 0);
   }
@@ -92,10 +92,10 @@ TEST(StartMetrics, AnInformersRelistsArePresentAtZeroBeforeItStarts) {
   o.metrics = metrics;
   Informer inf(nullptr, o);
   const auto all = samples_of(*metrics);
-  const auto* relists = find(all, "dgd_informer_relists_total", {{"resource", "deployments.v1.apps"}});
+  const auto* relists = find_sample(all, "dgd_informer_relists_total", {{"resource", "deployments.v1.apps"}});
   ASSERT_NE(relists, nullptr);
   EXPECT_EQ(relists->value, 0);
-  EXPECT_NE(find(all, "dgd_informer_cache_objects", {{"resource", "deployments.v1.apps"}}), nullptr);
+  EXPECT_NE(find_sample(all, "dgd_informer_cache_objects", {{"resource", "deployments.v1.apps"}}), nullptr);
 }
 
 ObjectPtr dgd_with(const std::string& name, const nlohmann::json& conditions) {
@@ -108,7 +108,7 @@ ObjectPtr dgd_with(const std::string& name, const nlohmann::json& conditions) {
 }
 
 double graphs(const kube::MetricsRegistry& r, const std::string& ready, const std::string& serving) {
-  const auto* s = find(samples_of(r), "dgd_graphs", {{"ready", ready}, {"serving", serving}});
+  const auto* s = find_sample(samples_of(r), "dgd_graphs", {{"ready", ready}, {"serving", serving}});
   return s ? s->value : -1;
 }
 
