@@ -5,12 +5,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "cli/bounded_text.h"
 #include "dgd/build_version.h"
 
 namespace dgd::cli {
@@ -21,32 +21,6 @@ inline constexpr int kExitUsage = 2;
 inline std::string version_line(std::string_view program) {
   std::string out = std::string(program) + " " + kVersion;
   if (*kGitDescribe != '\0') out += std::string(" (") + kGitDescribe + ")";
-  return out;
-}
-
-// At most `max` bytes of `text` for a message: control characters and bytes that are
-// not UTF-8 are written as \xNN (they would garble a terminal or a JSON log), and what
-// is cut is counted, so a 10 MB value costs a line, not 10 MB of stderr.
-inline std::string bounded(std::string_view text, size_t max = 512) {
-  std::string out;
-  size_t i = 0;
-  while (i < text.size() && out.size() < max) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    bool ok = len > 0 && i + len <= text.size();
-    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (ok && len == 1 && ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)) ok = false;
-    if (ok) {
-      out.append(text.substr(i, len));
-      i += len;
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-      ++i;
-    }
-  }
-  if (i < text.size()) out += "... (" + std::to_string(text.size() - i) + " more bytes)";
   return out;
 }
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <ostream>
 
-#include "cli/command_line.h"
+#include "cli/bounded_text.h"
 
 namespace dgd::cli {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/command_line.h"
+#include "cli/bounded_text.h"
 #include "cli/dgdctl/input.h"
 #include "dgd/api/parse.h"
 #include "dgd/api/validate.h"
