@@ -5,10 +5,10 @@
 // whole N = 1000 mix (the scale bench's four recipes: 1,000 DGDs, their 9,000 rendered
 // children, their pods, and the 1,687 nodes of the bench profile) the way the informers
 // do it, in pages (of 500, and 100), one kind after the other:
-//   dom          before: each page parsed into a DOM, each item compacted (CachedObject::make)
+//   dom          baseline: each page parsed into a DOM, each item compacted (CachedObject::make)
 //   text         each page read from its text (decode_list_page), no projection
 //   text+fields  the same with the pod and node projections
-//   text+fields+shared  the same with values shared across objects (the operator now)
+//   text+fields+shared  the same with values shared across objects (what the operator does)
 // Objects are rendered by the real pipeline and given what the API server adds
 // (uid, resourceVersion, managedFields, defaults, status) in kube-sim's shapes. Each mode
 // runs in a forked child, so its peak RSS (VmHWM) is its own.
@@ -296,7 +296,7 @@ std::vector<std::string> texts_of(const std::string& kind) {
 
 // Bytes per cached object of every kind of the N = 1000 mix, as the operator caches it
 // (pods and nodes projected). Arg 0: the kind (kKinds); arg 1: values shared across
-// objects (shared_text.h) or not (before).
+// objects (shared_text.h) or not.
 void BM_CacheBytesPerObject(benchmark::State& state) {
   const std::string kind = kKinds[state.range(0)];
   const std::vector<std::string> texts = texts_of(kind);

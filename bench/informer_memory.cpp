@@ -1,7 +1,7 @@
 // Informer cache cost: bytes per cached object for 10,000 typical Deployments (the
 // operator's main child kind), against the object's compact JSON size; and the watch
 // decode rate (frames split by LineFramer, decoded, compacted into the cache form, stored),
-// with the DOM-based path it replaced as the baseline.
+// with a DOM-based path (parse, strip, dump) as the baseline.
 //   bench_informer_memory --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 #include <malloc.h>
@@ -184,8 +184,8 @@ void BM_WatchDecode(benchmark::State& state) {
 }
 BENCHMARK(BM_WatchDecode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
-// The same through a DOM (what the informer did before: parse the frame with nlohmann,
-// strip, dump the compact text): the baseline the decode rate is compared with.
+// The same through a DOM (parse the frame with nlohmann, strip, dump the compact text):
+// the baseline the decode rate is compared with.
 void BM_WatchDecodeViaDom(benchmark::State& state) {
   const int events = 2000;
   const std::string stream = watch_stream(events);

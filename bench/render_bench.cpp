@@ -2,16 +2,13 @@
 // process start"). Stages, so a regression shows where it is:
 //   BM_Render            explicit graph -> children (the reconcile's hot path)
 //   BM_ExpandRender      user DGD naming a recipe -> graph -> children
-//   BM_ReadYaml          a recipe's dgd.yaml -> JSON (the fast block reader) ...
-//   BM_ReadYamlCpp       ... and through yaml-cpp, which it replaces for such files
-//   BM_DgdctlRenderFile  `dgdctl render -f recipes/<recipe>/dgd.yaml`, in process: the
+//   BM_ReadYaml          a recipe's deploy.yaml -> JSON (yaml-cpp)
+//   BM_DgdctlRenderFile  `dgdctl render -f recipes/<recipe>/deploy.yaml`, in process: the
 //                        whole command (read YAML, parse, validate, expand, validate,
 //                        render, write YAML) as dgdctl runs it
 //   BM_DgdctlRenderText  the same for a short user DGD naming the recipe
-// The process CPU around it (loading, static initialisation, exit) is measured by
-// bench/render_process_cpu.py. In process the commands run on malloc; the dgdctl binary
-// runs them on its own allocator (src/cli/dgdctl/exit_arena.h), which these figures do
-// not include.
+// The process around it (loading, static initialisation, exit: what a person running
+// dgdctl waits for) is measured by bench/render_process_cpu.py.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -19,7 +16,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/yaml_block_reader.h"
 #include "dgd/api/parse.h"
 #include "dgd/api/yaml.h"
 #include "dgd/recipes/catalog.h"
@@ -41,7 +37,7 @@ std::string userDgd(const char* recipe) {
          recipe + "\n  components:\n  - name: Frontend\n    replicas: 2\n";
 }
 
-// The recipe's dgd.yaml, byte for byte (the catalog embeds the file).
+// The recipe's deploy.yaml, byte for byte (the catalog embeds the file).
 const std::string& recipeFile(const char* recipe) {
   const auto* r = dgd::recipes::Catalog::builtin().find(recipe);
   if (r == nullptr) std::abort();
@@ -79,16 +75,7 @@ void BM_ReadYaml(benchmark::State& state) {
     auto docs = dgd::api::yamlToJsonDocuments(text);
     benchmark::DoNotOptimize(docs);
   }
-  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/dgd.yaml (" + std::to_string(text.size()) + " bytes)");
-}
-
-void BM_ReadYamlCpp(benchmark::State& state) {
-  const std::string& text = recipeFile(kRecipes[state.range(0)]);
-  for (auto _ : state) {
-    auto docs = dgd::api::yaml_detail::readWithYamlCpp(text);
-    benchmark::DoNotOptimize(docs);
-  }
-  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/dgd.yaml");
+  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/deploy.yaml (" + std::to_string(text.size()) + " bytes)");
 }
 
 // One `dgdctl render` of `text`; aborts when the command fails (a broken benchmark
@@ -103,7 +90,7 @@ void BM_DgdctlRenderFile(benchmark::State& state) {
   const std::string& text = recipeFile(kRecipes[state.range(0)]);
   size_t bytes = 0;
   for (auto _ : state) bytes = dgdctlRender(text);
-  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/dgd.yaml (" + std::to_string(bytes) + " bytes of YAML)");
+  state.SetLabel(std::string(kRecipes[state.range(0)]) + "/deploy.yaml (" + std::to_string(bytes) + " bytes of YAML)");
 }
 
 void BM_DgdctlRenderText(benchmark::State& state) {
@@ -119,7 +106,6 @@ void BM_DgdctlRenderText(benchmark::State& state) {
 BENCHMARK(BM_Render)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ExpandRender)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ReadYaml)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_ReadYamlCpp)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DgdctlRenderFile)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DgdctlRenderText)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 BENCHMARK_MAIN();

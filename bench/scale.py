@@ -38,7 +38,6 @@ import json
 import os
 import resource
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -52,6 +51,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "lib"))
 BUILD = os.path.abspath(os.environ.get("BENCH_BUILD", os.path.join(ROOT, "build-bench")))
 os.environ.setdefault("KUBE_SIM", os.path.join(BUILD, "tests", "kubesim", "kube-sim"))
 from kubesim import KubeSim  # noqa: E402
+from recipe_paths import recipe_file  # noqa: E402
+from operator_listen import wait_bound_addresses  # noqa: E402
 
 DGDCTL = os.path.join(BUILD, "dgdctl")
 OPERATOR = os.path.join(BUILD, "dgd-operator")
@@ -112,14 +113,6 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def wait_for(what, fn, timeout=TIMEOUT, interval=0.25):
     deadline = time.time() + timeout
     last = None
@@ -162,7 +155,7 @@ def recipe_gpus():
     CPU pool)."""
     out = {}
     for recipe, _ in MIX:
-        r = subprocess.run([DGDCTL, "render", "-f", os.path.join(ROOT, "recipes", recipe, "dgd.yaml"), "-n", "x",
+        r = subprocess.run([DGDCTL, "render", "-f", recipe_file(recipe, ROOT), "-n", "x",
                             "-o", "json"], capture_output=True, text=True, check=True)
         need = collections.Counter()
         for o in objects_of(r.stdout):
@@ -250,7 +243,7 @@ def make_dgds(n):
     out = []
     docs = {}
     for recipe, _ in MIX:
-        with open(os.path.join(ROOT, "recipes", recipe, "dgd.yaml")) as f:
+        with open(recipe_file(recipe, ROOT)) as f:
             docs[recipe] = yaml.safe_load(f)
     for i in range(n):
         recipe, tag = MIX[i % len(MIX)]
@@ -285,7 +278,7 @@ def write_list(path, objs):
         json.dump({"apiVersion": "v1", "kind": "List", "items": objs}, f)
 
 
-# -- kube-sim helpers ----------------------------------------------------------------
+# -- kube-sim access -----------------------------------------------------------------
 def start_sim(profile_path):
     args = ["--profile", profile_path, "--kubelet-start-delay", "0", "--kubelet-ready-delay", "0",
             "--job-duration", "0", "--pod-termination-delay", "0"]
@@ -317,7 +310,7 @@ def fill_model_caches(sim, dgds, workdir):
     jobs_of = {}
     for _, _, recipe, _ in dgds:
         if recipe not in jobs_of:
-            r = subprocess.run([DGDCTL, "render", "-f", os.path.join(ROOT, "recipes", recipe, "dgd.yaml"), "-n", "x",
+            r = subprocess.run([DGDCTL, "render", "-f", recipe_file(recipe, ROOT), "-n", "x",
                                 "-o", "json"], capture_output=True, text=True, check=True)
             jobs_of[recipe] = [o for o in objects_of(r.stdout) if o.get("kind") == "Job"]
     pvc_uid, objs, seen = {}, [], set()
@@ -437,10 +430,10 @@ def children_gone(sim):
 # -- the operator --------------------------------------------------------------------
 class Operator:
     def __init__(self, sim, workdir, index):
-        self.port = free_port()
+        self.address = None  # one listener on port 0: the operator logs the port it bound
         self.log_path = os.path.join(workdir, "operator-%d.log" % index)
-        args = [OPERATOR, "run", "--kubeconfig", sim.kubeconfig, "--metrics-addr", "127.0.0.1:%d" % self.port,
-                "--health-addr", "127.0.0.1:%d" % self.port, "--leader-election-namespace", "default",
+        args = [OPERATOR, "run", "--kubeconfig", sim.kubeconfig, "--metrics-addr", "127.0.0.1:0",
+                "--health-addr", "127.0.0.1:0", "--leader-election-namespace", "default",
                 "--log-level", os.environ.get("BENCH_OPERATOR_LOG_LEVEL", "info"),
                 # kube-sim's pods serve nothing, so the smoke test could only fail (one
                 # Serving=False write per DGD the floor has no counterpart for). On a real
@@ -451,8 +444,10 @@ class Operator:
             self.proc = subprocess.Popen(args, stdout=logf, stderr=subprocess.STDOUT)
 
     def http(self, path):
+        if self.address is None:
+            self.address = wait_bound_addresses(self.log_path, self.proc, timeout=180)["metrics"]
         try:
-            with urllib.request.urlopen("http://127.0.0.1:%d%s" % (self.port, path), timeout=5) as r:
+            with urllib.request.urlopen("http://%s%s" % (self.address, path), timeout=5) as r:
                 return r.status, r.read().decode()
         except Exception as e:  # noqa: BLE001 - not up yet
             return 0, str(e)

@@ -303,8 +303,71 @@ ROUTER = o("Typed frontend router settings; rendered as DYN_ROUTER_* env / dynam
     "extraArgs": lst("Escape hatch: arguments appended to the frontend command.", s("An argument.", 4096), 128),
 })
 
-UNSUPPORTED_COMPONENT_FIELDS = ["multinode", "roles", "scalingAdapter", "eppConfig", "frontendSidecar",
-                                "dynamoSidecar", "experimental", "topologyConstraint", "providerOverride"]
+# Upstream v1beta1 component fields dgd-operator refuses, with upstream's types (so a value
+# of the right type reaches the rule that says what is not supported) and the refusal.
+UPSTREAM_REFUSED = {
+    "minAvailable": (i("Upstream: Grove's gang-scheduling minimum. Refused: dgd-operator renders Deployments.",
+                       1, None, "int32"),
+                     "minAvailable is Grove's gang-scheduling minimum; dgd-operator renders Deployments: remove it"),
+    "modelRef": (o("Upstream: base model of a headless discovery Service. Refused.", {
+        "name": s("Model name.", 253, min_len=1), "revision": s("Model revision.", 253)}, required=["name"]),
+                 "modelRef (a headless Service per base model) is not supported by dgd-operator: remove it"),
+    "runtimeVersionOverride": (s("Upstream: runtime version selecting injected defaults. Refused.", 16,
+                                 pattern=r"^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})$"),
+                               "runtimeVersionOverride is not supported: dgd-operator injects one set of defaults "
+                               "for every runtime version; remove it"),
+    "multinode": (o("Upstream: one replica across several nodes. Refused.", {
+        "nodeCount": i("Nodes per replica.", 2, None, "int32")}),
+                  "multinode components are not supported by dgd-operator (one pod per replica): remove multinode"),
+    "roles": (lst("Upstream: leader / worker roles of a multinode component. Refused.",
+                  raw("A role ({name, replicas, podTemplate})."), 8),
+              "roles (multinode leader / worker pods) are not supported by dgd-operator: remove them"),
+    "scalingAdapter": (raw("Upstream: DynamoGraphDeploymentScalingAdapter. Refused."),
+                       "scalingAdapter is not supported by dgd-operator: remove it and scale with replicas"),
+    "eppConfig": (raw("Upstream: endpoint picker configuration (type epp only). Refused."),
+                  "eppConfig (the Gateway API endpoint picker) is not supported by dgd-operator: remove it"),
+    "frontendSidecar": (s("Upstream: name of the podTemplate container that runs a frontend. Refused.", 63),
+                        "frontendSidecar (a frontend in a sidecar container) is not supported by dgd-operator: "
+                        "add a component of type frontend instead"),
+    "dynamoSidecar": (s("Upstream: name of the init container that runs the Dynamo runtime. Refused.", 63),
+                      "dynamoSidecar (the runtime in an init container) is not supported by dgd-operator: run it "
+                      "in container main"),
+    "topologyConstraint": (raw("Upstream (Grove only). Refused."),
+                           "topologyConstraint applies to Grove only; not supported by dgd-operator"),
+    "providerOverride": (raw("Upstream (Grove only). Refused."),
+                         "providerOverride applies to Grove only; not supported by dgd-operator"),
+}
+
+EXPERIMENTAL_FEATURES = {
+    "gpuMemoryService": "the GPU Memory Service",
+    "failover": "active / standby engine failover",
+    "checkpoint": "engine checkpoint / restore",
+    "grove": "Grove-specific rendering",
+    "kvTransferPolicy": "topology-aware KV-transfer routing",
+    "componentGroups": "components scaled as one Grove group",
+}
+
+
+def experimental(desc, keys):
+    """Upstream's experimental block: its features declared (so a rule can name each) and refused."""
+    out = o(desc, {k: lst("Upstream: %s. Refused." % EXPERIMENTAL_FEATURES[k], raw("A group."), 16)
+                   if k == "componentGroups" else raw("Upstream: %s. Refused." % EXPERIMENTAL_FEATURES[k])
+                   for k in keys})
+    out["x-kubernetes-preserve-unknown-fields"] = True
+    return out
+
+
+def experimental_rules(keys):
+    rules = [("!has(self.experimental) || !has(self.experimental.%s)" % k,
+              "experimental.%s (%s) is not supported by dgd-operator: remove it" % (k, EXPERIMENTAL_FEATURES[k]),
+              ".experimental.%s" % k) for k in keys]
+    rules.append(("!has(self.experimental) || " + " || ".join("has(self.experimental.%s)" % k for k in keys),
+                  "experimental upstream features are not supported by dgd-operator: remove experimental",
+                  ".experimental"))
+    return rules
+
+
+COMPONENT_EXPERIMENTAL = ["gpuMemoryService", "failover", "checkpoint", "grove"]
 
 COMPONENT = o("One component of the graph.", {
     "name": s("Logical name; children are <dgd>-<lowercase name>.", 63, min_len=1,
@@ -317,30 +380,46 @@ COMPONENT = o("One component of the graph.", {
     "env": ENV_LIST,
     "engine": ENGINE,
     "router": ROUTER,
-    # Upstream v1beta1 fields: accepted and kept ...
-    "minAvailable": i("Upstream (Grove gang minimum); kept, not used.", 0, None, "int32"),
-    "modelRef": raw("Upstream model reference; kept."),
-    "compilationCache": raw("Upstream compilation cache; kept."),
-    "globalDynamoNamespace": b("Upstream: use the global Dynamo namespace; kept."),
-    "runtimeVersionOverride": s("Upstream runtime version override; kept.", 64),
-    # ... or accepted by the schema only to be refused with a clear message.
-    **{f: raw("Upstream field not supported by dgd-operator (rejected).") for f in UNSUPPORTED_COMPONENT_FIELDS},
+    # Upstream v1beta1 fields dgd-operator implements.
+    "compilationCache": o("Upstream: a PVC mounted writable at the engine's compilation cache (vLLM: "
+                          "VLLM_CACHE_ROOT, default /root/.cache/vllm).", {
+                              "pvcName": s("PersistentVolumeClaim name.", 253, min_len=1),
+                              "mountPath": s("Mount path (required unless vLLM).", 4096),
+                          }, required=["pvcName"]),
+    "globalDynamoNamespace": b("Upstream: run in the Dynamo namespace \"dynamo\" instead of <namespace>-<dgd>."),
+    # Upstream v1beta1 fields with upstream's types, refused with a message.
+    **{f: schema for f, (schema, _) in UPSTREAM_REFUSED.items()},
+    "experimental": experimental("Upstream experimental features. Refused.", COMPONENT_EXPERIMENTAL),
 }, required=["name"], rules=[
     ("!has(self.type) || (self.type != 'planner' && self.type != 'epp')",
-     "planner and epp components are not supported by dgd-operator (supported: frontend, worker, prefill, decode)",
+     "planner and epp components are not supported by dgd-operator (supported: frontend, worker, prefill, decode): "
+     "remove the component (size the workers with replicas; clients reach the frontend Service)",
      ".type"),
     ("!has(oldSelf.type) || (has(self.type) && self.type == oldSelf.type)", "type is immutable", ".type"),
     ("!has(self.engine) || !has(self.type) || self.type != 'frontend'",
      "engine settings apply to worker, prefill and decode components; use router on a frontend", ".engine"),
     ("!has(self.router) || !has(self.type) || self.type == 'frontend'",
      "router settings apply to the frontend component only", ".router"),
-] + [("!has(self.%s)" % f, "%s is not supported by dgd-operator" % f, "." + f) for f in UNSUPPORTED_COMPONENT_FIELDS])
+    ("!has(self.compilationCache) || !has(self.type) || self.type in ['worker', 'prefill', 'decode']",
+     "a compilation cache serves an engine: set it on a worker, prefill or decode component", ".compilationCache"),
+    # Upstream's own rules.
+    ("!has(self.eppConfig) || (has(self.type) && self.type == 'epp')", "eppConfig may only be set when type is epp"),
+    ("!has(self.minAvailable) || (has(self.replicas) && self.replicas == 0) || "
+     "self.minAvailable <= (has(self.replicas) ? self.replicas : 1)",
+     "minAvailable must be less than or equal to replicas unless replicas is 0"),
+    ("!has(oldSelf.minAvailable) || (has(self.minAvailable) && self.minAvailable == oldSelf.minAvailable)",
+     "minAvailable is immutable after creation"),
+] + [("!has(self.%s)" % f, msg, "." + f) for f, (_, msg) in UPSTREAM_REFUSED.items()]
+  + experimental_rules(COMPONENT_EXPERIMENTAL))
 
 COMPONENTS = lst("The graph: components keyed by name.", COMPONENT, 25, "map")
 COMPONENTS["x-kubernetes-list-map-keys"] = ["name"]
 COMPONENTS["x-kubernetes-validations"] = [rule(
     "self.all(c, self.filter(d, d.name.lowerAscii() == c.name.lowerAscii()).size() == 1)",
-    "component names must be unique case-insensitively")]
+    "component names must be unique case-insensitively"),
+    rule("self.filter(c, has(c.type) && c.type == 'epp').size() <= 1", "at most one component may have type epp")]
+
+SPEC_EXPERIMENTAL = ["kvTransferPolicy", "componentGroups"]
 
 BLACKWELL_RULES = [
     ("moeBackend", "c.engine.moeBackend in ['deep_gemm_mega_moe', 'flashinfer_trtllm', 'flashinfer_mxfp4']",
@@ -375,8 +454,14 @@ SPEC_RULES = [
      ".topologyConstraint"),
     ("!has(self.providerOverride)", "providerOverride applies to Grove only; not supported by dgd-operator",
      ".providerOverride"),
-    ("!has(self.experimental)", "experimental upstream features are not supported by dgd-operator", ".experimental"),
-]
+    ("!has(self.restart)", "spec.restart is not supported yet by dgd-operator: remove it; restart a component's "
+     "pods with `kubectl rollout restart deployment <dgd>-<component>`", ".restart"),
+] + experimental_rules(SPEC_EXPERIMENTAL)
+
+# Upstream's rule: a restart is requested by changing spec.restart.id on a live graph.
+SPEC_RESTART_ON_CREATE = {
+    "rule": "oldSelf.hasValue() || !has(self.restart)", "optionalOldSelf": True,
+    "message": "spec.restart must be unset on create; set spec.restart.id after creation to request a restart"}
 
 SMOKE_TEST = o("Serving check: once the graph is Ready the operator sends one chat completion to the frontend "
                "and reports the Serving condition (docs/troubleshooting.md). Not part of upstream's API.", {
@@ -398,12 +483,16 @@ SPEC = o("Desired state of the graph.", {
     "placement": PLACEMENT,
     "smokeTest": SMOKE_TEST,
     "components": COMPONENTS,
-    "restart": raw("Upstream restart request ({id, strategy}); kept."),
+    "restart": o("Upstream restart request. Not supported yet (refused).", {
+        "id": s("Restart id; changing it requests a restart.", 253, min_len=1),
+        "strategy": raw("Sequential or Parallel, with an order."),
+    }, required=["id"]),
     "priorityClassName": s("Upstream (Grove only): rejected.", 253),
     "topologyConstraint": raw("Upstream (Grove only): rejected."),
     "providerOverride": raw("Upstream (Grove only): rejected."),
-    "experimental": raw("Upstream experimental features: rejected."),
+    "experimental": experimental("Upstream experimental features. Refused.", SPEC_EXPERIMENTAL),
 }, rules=SPEC_RULES)
+SPEC["x-kubernetes-validations"].append(SPEC_RESTART_ON_CREATE)
 
 # metadata.name is only reachable from the root. Children are <dgd>-<lowercase component>,
 # Service names are DNS-1035 labels: both limits are checked at admission.
@@ -479,6 +568,26 @@ CRD = {
         }],
     },
 }
+
+# Upstream's nvidia.com/v1alpha1 is served only to refuse it with the command that converts
+# it (docs/architecture.md, "Upstream's v1alpha1"): no object is ever stored in it.
+V1ALPHA1 = {
+    "name": "v1alpha1",
+    "served": True,
+    "storage": False,
+    "deprecated": True,
+    "deprecationWarning": "nvidia.com/v1alpha1 DynamoGraphDeployment is not served by dgd-operator; convert it "
+                          "with `kubectl dgd convert -f FILE`",
+    "schema": {"openAPIV3Schema": {
+        "type": "object", "description": "Upstream's v1alpha1 DynamoGraphDeployment: refused at admission.",
+        "properties": {"apiVersion": s("API version.", 253), "kind": s("Kind.", 253), "metadata": {"type": "object"}},
+        "x-kubernetes-preserve-unknown-fields": True,
+        "x-kubernetes-validations": [rule(
+            "self.apiVersion != 'nvidia.com/v1alpha1'",
+            "nvidia.com/v1alpha1 is not served by dgd-operator: convert the file to nvidia.com/v1beta1 with "
+            "`kubectl dgd convert -f FILE` (or `dgdctl convert -f FILE`) and apply the output")]}},
+}
+CRD["spec"]["versions"].append(V1ALPHA1)
 
 
 def main():

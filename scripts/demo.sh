@@ -95,7 +95,7 @@ YAML
 
 step "kubectl apply -k $RECIPE"
 kubectl apply -k "$ROOT/$RECIPE" -n "$NAMESPACE"
-DGD=$(awk '/^metadata:/{m=1} m && /name:/{print $2; exit}' "$ROOT/$RECIPE/dgd.yaml")
+DGD=$(awk '/^metadata:/{m=1} m && /name:/{print $2; exit}' "$ROOT/$RECIPE/deploy.yaml")
 
 step "waiting for the pods of ${DGD} (the recipe page's command)"
 ( while sleep 3; do

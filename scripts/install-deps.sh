@@ -10,14 +10,19 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev zlib1g-dev  # kube-sim: Kubernetes protobuf bodies (tests/kubesim/protobuf/)
   python3 python3-kubernetes python3-yaml
+  python3-prometheus-client python3-cryptography  # tests: the operator's /metrics parsed; test certificates
   lua5.1    # tests: the Argo CD health script of docs/gitops.md (Argo CD runs Lua 5.1)
   libre2-dev  # kube-sim: CRD `pattern`s with Go's regexp (RE2) semantics
   curl procps
+  jq util-linux  # tests: the benchmark Job's script (jq); the seed-page replay's private network namespace (unshare)
   # tests: the server-side apply referee (tests/referees/ssa) builds with Debian's Go and the
   # libraries kube-apiserver applies with; the imports it makes directly are listed
   golang-1.19-go golang-k8s-sigs-structured-merge-diff-dev golang-k8s-kube-openapi-dev
   golang-github-googleapis-gnostic-dev golang-gopkg-yaml.v2-dev golang-k8s-sigs-yaml-dev
   golang-github-evanphx-json-patch-dev
+  # tests: the chart renderer (deploy/tools/chart-render) on Helm's template libraries
+  golang-github-masterminds-sprig-dev golang-github-gobwas-glob-dev golang-github-xeipuuv-gojsonschema-dev
+  golang-github-masterminds-semver-dev golang-github-asaskevich-govalidator-dev
 )
 # kube-sim's CEL evaluator (tests/kubesim/crd/cel) runs under Node.js; the machine image
 # has Node.js 20 with npm, Debian's packages are the fallback.

@@ -63,6 +63,9 @@ class Checker {
   void checkComponent(size_t ci, const Component& c);
   void checkPodTemplate(size_t ci, const Component& c, const std::string& path);
   void checkEnvList(const std::vector<EnvVar>& env, const std::string& path, int component);
+  // Upstream fields outside the typed blocks (validate_upstream.cpp).
+  void checkUpstreamSpecField(const std::string& key, const nlohmann::json& value);
+  void checkUpstreamComponentField(size_t ci, const Component& c, const std::string& key, const nlohmann::json& value);
   void checkStringMap(const std::map<std::string, std::string>& m, const std::string& path, bool labels);
 
   const Dgd& dgd_;

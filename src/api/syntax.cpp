@@ -1,7 +1,8 @@
 #include "api/syntax.h"
 
-#include <cmath>
 #include <cstdint>
+
+#include "dgd/object/quantity.h"
 
 namespace dgd::api::syntax {
 namespace {
@@ -65,43 +66,9 @@ bool isEnvVarName(std::string_view s) {
 }
 
 std::optional<double> parseQuantity(std::string_view s) {
-  if (s.empty() || s.size() > 64) return std::nullopt;
-  size_t i = 0;
-  bool negative = false;
-  if (s[i] == '+' || s[i] == '-') negative = s[i++] == '-';
-  size_t numStart = i;
-  size_t intDigits = 0, fracDigits = 0;
-  while (i < s.size() && digit(s[i])) ++i, ++intDigits;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && digit(s[i])) ++i, ++fracDigits;
-  }
-  if (intDigits + fracDigits == 0) return std::nullopt;
-  double value = std::strtod(std::string(s.substr(numStart, i - numStart)).c_str(), nullptr);
-  std::string_view suffix = s.substr(i);
-  double scale = 1;
-  if (suffix.empty()) {
-  } else if (suffix.size() == 2 && suffix[1] == 'i') {
-    int power = std::string_view("KMGTPE").find(suffix[0]);
-    if (power < 0) return std::nullopt;
-    scale = std::pow(1024.0, power + 1);
-  } else if (suffix.size() == 1 && std::string_view("mkMGTPE").find(suffix[0]) != std::string_view::npos) {
-    static constexpr std::string_view kDec = "kMGTPE";
-    scale = suffix[0] == 'm' ? 1e-3 : std::pow(1000.0, static_cast<int>(kDec.find(suffix[0])) + 1);
-  } else if (suffix[0] == 'e' || suffix[0] == 'E') {
-    size_t j = 1;
-    if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-')) ++j;
-    if (j == suffix.size() || suffix.size() > 6) return std::nullopt;
-    for (size_t k = j; k < suffix.size(); ++k) {
-      if (!digit(suffix[k])) return std::nullopt;
-    }
-    scale = std::pow(10.0, std::strtod(std::string(suffix.substr(1)).c_str(), nullptr));
-  } else {
-    return std::nullopt;
-  }
-  double v = value * scale;
-  if (!std::isfinite(v)) return std::nullopt;
-  return negative ? -v : v;
+  auto q = object::Quantity::parse(s);
+  if (!q) return std::nullopt;
+  return static_cast<double>(q->milli_value()) / 1000.0;
 }
 
 bool isExtendedResourceName(std::string_view s) {

@@ -24,8 +24,8 @@ bool isQualifiedName(std::string_view s);
 bool isLabelValue(std::string_view s);
 // Env var name as the API server accepts it: [-._a-zA-Z][-._a-zA-Z0-9]*.
 bool isEnvVarName(std::string_view s);
-// Kubernetes resource quantity ("200Gi", "1e3", "500m", "0"); returns the value in
-// base units (bytes for memory) when it parses, nullopt otherwise.
+// Kubernetes resource quantity ("200Gi", "1e3", "500m", "0"), read by object::Quantity;
+// returns the value in base units (bytes for memory) when it parses, nullopt otherwise.
 std::optional<double> parseQuantity(std::string_view s);
 // Extended resource name: <domain>/<name>, e.g. rdma/ib, rdma/shared_ib.
 bool isExtendedResourceName(std::string_view s);

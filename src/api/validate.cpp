@@ -106,8 +106,8 @@ void Checker::checkAll() {
 void Checker::checkMetadata() {
   if (dgd_.apiVersion != kApiVersion) {
     if (dgd_.apiVersion == "nvidia.com/v1alpha1") {
-      error("apiVersion", "v1alpha1 is not served by this operator: convert to nvidia.com/v1beta1 "
-                          "(spec.services map → spec.components list, envs → env)");
+      error("apiVersion", "nvidia.com/v1alpha1 is not served by dgd-operator: convert the file to "
+                          "nvidia.com/v1beta1 with `dgdctl convert -f FILE` (or `kubectl dgd convert -f FILE`)");
     } else {
       error("apiVersion", "must be nvidia.com/v1beta1, got \"" + shown(dgd_.apiVersion) + "\"");
     }
@@ -191,20 +191,8 @@ void Checker::checkSpec() {
   if (s.placement) checkPlacement(*s.placement, "spec.placement");
   if (s.smokeTest) checkSmokeTest(*s.smokeTest, "spec.smokeTest");
 
-  // Upstream spec fields this operator does not implement: reject rather than ignore.
-  for (auto it = s.extra.begin(); it != s.extra.end(); ++it) {
-    const std::string& k = it.key();
-    std::string p = "spec." + shown(k);
-    if (k == "services" || k == "envs" || k == "pvcs") {
-      error(p, "v1alpha1 field: v1beta1 uses spec.components / spec.env / spec.model.cache");
-    } else if (k == "priorityClassName" || k == "topologyConstraint" || k == "providerOverride") {
-      error(p, "applies to Grove PodCliqueSets only; dgd-operator renders Deployments (not supported)");
-    } else if (k == "experimental") {
-      error(p, "experimental upstream features (kvTransferPolicy, componentGroups) are not supported");
-    } else if (k != "restart") {
-      error(p, "unknown field");
-    }
-  }
+  // Upstream spec fields outside the typed blocks: implemented or refused, never ignored.
+  for (auto it = s.extra.begin(); it != s.extra.end(); ++it) checkUpstreamSpecField(it.key(), it.value());
 
   const auto& comps = s.components;
   if (comps.size() > kMaxComponents) {
@@ -423,9 +411,14 @@ void Checker::checkComponent(size_t ci, const Component& c) {
     }
   }
   if (c.type) {
-    if (*c.type == ComponentType::kPlanner || *c.type == ComponentType::kEpp) {
-      error(path + ".type", std::string("type ") + toString(*c.type) +
-                                " is not supported by dgd-operator (supported: frontend, worker, prefill, decode)");
+    if (*c.type == ComponentType::kPlanner) {
+      error(path + ".type", "type planner (upstream's SLA autoscaler) is not supported by dgd-operator (supported: "
+                            "frontend, worker, prefill, decode): remove this component and size the workers with "
+                            "replicas");
+    } else if (*c.type == ComponentType::kEpp) {
+      error(path + ".type", "type epp (the Gateway API endpoint picker) is not supported by dgd-operator (supported: "
+                            "frontend, worker, prefill, decode): remove this component; clients reach the frontend "
+                            "Service <dgd>-<frontend component>");
     }
   } else if (complete_) {
     error(path + ".type", "required: one of frontend, worker, prefill, decode");
@@ -441,25 +434,7 @@ void Checker::checkComponent(size_t ci, const Component& c) {
   checkEnvList(c.env, path + ".env", static_cast<int>(ci));
   checkPodTemplate(ci, c, path);
 
-  for (auto it = c.extra.begin(); it != c.extra.end(); ++it) {
-    const std::string& k = it.key();
-    std::string p = path + "." + shown(k);
-    if (k == "multinode" || k == "roles") {
-      error(p, "multinode components are not supported by dgd-operator (one pod per replica)");
-    } else if (k == "scalingAdapter") {
-      error(p, "DynamoGraphDeploymentScalingAdapter is not supported; scale with replicas");
-    } else if (k == "eppConfig" || k == "frontendSidecar" || k == "dynamoSidecar" || k == "experimental" ||
-               k == "topologyConstraint" || k == "providerOverride") {
-      error(p, "not supported by dgd-operator");
-    } else if (k == "componentType" || k == "subComponentType" || k == "envs" || k == "resources" ||
-               k == "extraPodSpec" || k == "volumeMounts" || k == "sharedMemory" || k == "envFromSecret") {
-      error(p, "v1alpha1 field: in v1beta1 use type / podTemplate / sharedMemorySize");
-    } else if (!contains({"minAvailable", "modelRef", "compilationCache", "globalDynamoNamespace",
-                          "runtimeVersionOverride"},
-                         k)) {
-      error(p, "unknown field");
-    }
-  }
+  for (auto it = c.extra.begin(); it != c.extra.end(); ++it) checkUpstreamComponentField(ci, c, it.key(), it.value());
 
   if (c.engine) {
     if (c.type == ComponentType::kFrontend) {

@@ -46,10 +46,19 @@ void Checker::checkGraph() {
   // Disaggregation needs both roles.
   if (complete_) {
     if (!prefills.empty() && decodes.empty()) {
-      error(componentPath(prefills.front()) + ".type", "a prefill component needs a decode component to hand its KV cache to");
+      error(componentPath(prefills.front()) + ".type", "a prefill component needs a decode component to hand its KV cache to: add one, or use type worker for aggregated serving");
     }
+    // Upstream accepts a graph whose only workers are decode: the container's own args
+    // decide how the engine runs. A typed engine block renders disaggregation flags, and
+    // those need a prefill side.
     if (!decodes.empty() && prefills.empty()) {
-      error(componentPath(decodes.front()) + ".type", "a decode component needs a prefill component (or use type worker for aggregated serving)");
+      for (size_t i : decodes) {
+        if (!comps[i].engine) continue;
+        error(componentPath(i) + ".type", "a decode component with an engine block renders --disaggregation-mode "
+                                          "decode and needs a prefill component: add one, or use type worker "
+                                          "for aggregated serving");
+        break;
+      }
     }
   }
 

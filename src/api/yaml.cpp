@@ -8,9 +8,11 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <vector>
 
-#include "api/yaml_block_reader.h"
 #include "api/yaml_scalar.h"
 
 namespace dgd::api {
@@ -23,50 +25,130 @@ std::string where(const YAML::Mark& m) {
   return "line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1) + ": ";
 }
 
-struct Converter {
-  size_t nodes = 0;
+// yaml-cpp's parse events straight into JSON values, one pass, no YAML::Node tree.
+// Aliases are expanded by copying the anchored value; the node limit counts every copy,
+// so an alias bomb is refused, not expanded.
+class JsonBuilder : public YAML::EventHandler {
+ public:
+  explicit JsonBuilder(std::vector<nlohmann::json>& out) : out_(out) {}
 
-  nlohmann::json convert(const YAML::Node& node, int depth) {
-    if (++nodes > kMaxNodes) throw YamlError(where(node.Mark()) + "document too large (alias expansion?)");
-    if (depth > kMaxDepth) throw YamlError(where(node.Mark()) + "document nested too deeply");
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null:
-        return nullptr;
-      case YAML::NodeType::Scalar: {
-        const std::string& s = node.Scalar();
-        if (!validUtf8(s)) throw YamlError(where(node.Mark()) + "invalid UTF-8");
-        if (node.Tag() == "?") return resolvePlain(s);
-        if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str" || node.Tag() == "!!str") return s;
-        if (node.Tag() == "tag:yaml.org,2002:int" || node.Tag() == "tag:yaml.org,2002:float" ||
-            node.Tag() == "tag:yaml.org,2002:bool" || node.Tag() == "tag:yaml.org,2002:null") {
-          return resolvePlain(s);
-        }
-        return s;  // other explicit tags: the text
-      }
-      case YAML::NodeType::Sequence: {
-        nlohmann::json out = nlohmann::json::array();
-        for (const auto& item : node) out.push_back(convert(item, depth + 1));
-        return out;
-      }
-      case YAML::NodeType::Map: {
-        nlohmann::json out = nlohmann::json::object();
-        for (const auto& kv : node) {
-          if (!kv.first.IsScalar()) {
-            throw YamlError(where(kv.first.Mark()) + "mapping keys must be scalars");
-          }
-          const std::string& key = kv.first.Scalar();
-          if (!validUtf8(key)) throw YamlError(where(kv.first.Mark()) + "invalid UTF-8");
-          if (out.contains(key)) {
-            throw YamlError(where(kv.first.Mark()) + "duplicate key \"" + key + "\"");
-          }
-          out[key] = convert(kv.second, depth + 1);
-        }
-        return out;
-      }
-    }
-    return nullptr;
+  // Where the current document started (YAML::Parser walks one document per call).
+  const YAML::Mark& document_start() const { return start_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    start_ = mark;
+    nodes_ = 0;  // the size limit is per document
+    anchors_.clear();
+    stack_.clear();
+    root_ = nullptr;
   }
+  void OnDocumentEnd() override {
+    if (!root_.is_null()) out_.push_back(std::move(root_));
+  }
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { add(nullptr, mark, anchor, std::nullopt, 1); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) throw YamlError(where(mark) + "alias to an anchor whose node is not complete");
+    add(it->second.value, mark, YAML::NullAnchor, it->second.scalar, it->second.nodes);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    if (!validUtf8(value)) throw YamlError(where(mark) + "invalid UTF-8");
+    add(resolve(tag, value), mark, anchor, value, 1);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(nlohmann::json::array(), mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(nlohmann::json::object(), mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Open {
+    nlohmann::json value;
+    YAML::anchor_t anchor;
+    size_t nodes_before;             // the count when it opened: its size is the difference
+    std::optional<std::string> key;  // a mapping's key waiting for its value
+  };
+  struct Anchored {
+    nlohmann::json value;
+    std::optional<std::string> scalar;  // the text, when the anchored node is a scalar
+    size_t nodes;
+  };
+
+  static nlohmann::json resolve(const std::string& tag, const std::string& value) {
+    if (tag == "?") return resolvePlain(value);
+    if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str") return value;
+    if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" || tag == "tag:yaml.org,2002:bool" ||
+        tag == "tag:yaml.org,2002:null") {
+      return resolvePlain(value);
+    }
+    return value;  // other explicit tags: the text
+  }
+
+  bool expecting_key() const { return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key; }
+
+  // Counts a value node (with every node an alias copies) against the document's limits.
+  void count(const YAML::Mark& mark, size_t nodes) {
+    nodes_ += nodes;
+    if (nodes_ > kMaxNodes) throw YamlError(where(mark) + "document too large (alias expansion?)");
+    if (static_cast<int>(stack_.size()) > kMaxDepth) throw YamlError(where(mark) + "document nested too deeply");
+  }
+
+  void open(nlohmann::json empty, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (expecting_key()) throw YamlError(where(mark) + "mapping keys must be scalars");
+    count(mark, 1);
+    stack_.push_back(Open{std::move(empty), anchor, nodes_ - 1, std::nullopt});
+  }
+
+  void close() {
+    Open done = std::move(stack_.back());
+    stack_.pop_back();
+    if (done.anchor != YAML::NullAnchor) anchors_[done.anchor] = Anchored{done.value, std::nullopt, nodes_ - done.nodes_before};
+    place(std::move(done.value));
+  }
+
+  // A complete scalar, null or alias: a mapping's key, or a value. Limits are checked
+  // before an alias's value is copied.
+  void add(const nlohmann::json& value, const YAML::Mark& mark, YAML::anchor_t anchor,
+           const std::optional<std::string>& scalar, size_t nodes) {
+    if (expecting_key()) {
+      if (!scalar) throw YamlError(where(mark) + "mapping keys must be scalars");
+      if (stack_.back().value.contains(*scalar)) throw YamlError(where(mark) + "duplicate key \"" + *scalar + "\"");
+      if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{value, scalar, 1};
+      stack_.back().key = *scalar;
+      return;
+    }
+    count(mark, nodes);
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{value, scalar, nodes};
+    place(value);
+  }
+
+  void place(nlohmann::json value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return;
+    }
+    Open& parent = stack_.back();
+    if (parent.value.is_array()) {
+      parent.value.push_back(std::move(value));
+    } else {
+      parent.value[*parent.key] = std::move(value);
+      parent.key.reset();
+    }
+  }
+
+  std::vector<nlohmann::json>& out_;
+  YAML::Mark start_;
+  size_t nodes_ = 0;
+  std::map<YAML::anchor_t, Anchored> anchors_;
+  std::vector<Open> stack_;
+  nlohmann::json root_;
 };
 
 // ---- emitter -------------------------------------------------------------------------
@@ -306,75 +388,32 @@ void emit(std::string& out, const nlohmann::json& v, int indent) {
   }
 }
 
-// yaml-cpp 0.7's LoadAll loops forever, allocating, when a document cannot consume the
-// token it starts at (e.g. text starting with ", a: b"): every round yields another empty
-// document at the same position (found by tests/fuzz/fuzz_dgd). This pass walks the
-// documents with a handler that only records where each starts, and fails on the first
-// one that starts where the previous one did, before LoadAll sees the text.
-class DocumentProgress : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark& mark) override { start_ = mark; }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-  const YAML::Mark& start() const { return start_; }
-
- private:
-  YAML::Mark start_;
-};
-
-void checkDocumentsAdvance(const std::string& text) {
-  std::istringstream in(text);
-  YAML::Parser parser(in);
-  DocumentProgress progress;
-  int previous = -1;
-  while (parser.HandleNextDocument(progress)) {
-    if (progress.start().pos == previous) throw YamlError(where(progress.start()) + "unexpected character");
-    previous = progress.start().pos;
-  }
-}
-
 }  // namespace
 
-namespace yaml_detail {
-
-std::vector<nlohmann::json> readWithYamlCpp(std::string_view text) {
-  std::vector<YAML::Node> docs;
+std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
+  std::vector<nlohmann::json> out;
   try {
-    checkDocumentsAdvance(std::string(text));
-    docs = YAML::LoadAll(std::string(text));
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    JsonBuilder builder(out);
+    // yaml-cpp 0.7 yields empty document after empty document at the same position,
+    // forever, when a document cannot consume the token it starts at (text starting with
+    // ", a: b", a fuzz_dgd regression input): a document that starts where the previous
+    // one did is an error.
+    int previous = -1;
+    while (parser.HandleNextDocument(builder)) {
+      const YAML::Mark& start = builder.document_start();
+      if (start.pos == previous) throw YamlError(where(start) + "unexpected character");
+      previous = start.pos;
+    }
+  } catch (const YamlError&) {
+    throw;
   } catch (const YAML::Exception& e) {
     throw YamlError(where(e.mark) + e.msg);
   } catch (const std::exception& e) {
     throw YamlError(std::string("YAML: ") + e.what());
   }
-  std::vector<nlohmann::json> out;
-  for (const auto& d : docs) {
-    if (!d.IsDefined() || d.IsNull()) continue;
-    Converter conv;  // the size limit is per document
-    try {
-      out.push_back(conv.convert(d, 0));
-    } catch (const YamlError&) {
-      throw;
-    } catch (const YAML::Exception& e) {
-      throw YamlError(where(e.mark) + e.msg);
-    }
-  }
   return out;
-}
-
-}  // namespace yaml_detail
-
-std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
-  // Most manifests are plain block-style YAML, which the fast reader takes; it gives up
-  // on anything else, and yaml-cpp reads that (and words any error).
-  if (auto docs = yaml_detail::readBlockYaml(text)) return std::move(*docs);
-  return yaml_detail::readWithYamlCpp(text);
 }
 
 nlohmann::json yamlToJson(std::string_view text) {

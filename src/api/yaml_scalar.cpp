@@ -1,4 +1,4 @@
-// Plain-scalar resolution and UTF-8 checks shared by the YAML readers and the emitter.
+// Plain-scalar resolution and UTF-8 checks shared by the YAML reader and the emitter.
 #include "api/yaml_scalar.h"
 
 #include <cerrno>

@@ -1,6 +1,5 @@
-// What a plain YAML scalar means, shared by the two YAML readers (yaml-cpp's, and the
-// fast block-style reader of yaml_block_reader.h) and the emitter of yaml.cpp, so the
-// three agree by construction (contract: include/dgd/api/yaml.h).
+// What a plain YAML scalar means, shared by the reader (yaml-cpp's nodes to JSON) and the
+// emitter of yaml.cpp, so the two agree by construction (contract: include/dgd/api/yaml.h).
 #pragma once
 
 #include <cstddef>

@@ -1,79 +1,42 @@
+// Base64 through OpenSSL's EVP_EncodeBlock / EVP_DecodeBlock (standard alphabet, padded);
+// the URL alphabet and optional padding on input are a translation in front of them.
 #include "dgd/kube/base64.h"
+
+#include <openssl/evp.h>
 
 namespace dgd::kube {
 
-namespace {
-const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-int value_of(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
-}  // namespace
-
 std::optional<std::string> base64_decode(std::string_view in) {
-  std::string out;
-  unsigned buf = 0;
-  int bits = 0;
-  bool padding = false;
+  std::string text;
+  text.reserve(in.size() + 3);
+  size_t padding = 0;
   for (char c : in) {
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
     if (c == '=') {
-      padding = true;
+      ++padding;
       continue;
     }
-    if (padding) return std::nullopt;
-    int v = value_of(c);
-    if (v < 0) return std::nullopt;
-    buf = (buf << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buf >> bits) & 0xFF));
-    }
+    if (padding > 0) return std::nullopt;  // data after padding
+    text += c == '-' ? '+' : c == '_' ? '/' : c;
   }
+  if (padding > 2 || text.size() % 4 == 1) return std::nullopt;
+  // EVP_DecodeBlock wants whole quantums; it decodes padding as zero bytes, dropped below.
+  const size_t pad = (4 - text.size() % 4) % 4;
+  text.append(pad, '=');
+  std::string out(text.size() / 4 * 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  out.resize(static_cast<size_t>(n) - pad);
   return out;
 }
 
-namespace {
-
-std::string encode(std::string_view in, const char* alphabet, bool pad) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    unsigned n = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                 static_cast<unsigned char>(in[i + 2]);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += alphabet[n & 63];
-  }
-  if (i < in.size()) {
-    const bool two = i + 1 < in.size();
-    unsigned n = static_cast<unsigned char>(in[i]) << 16;
-    if (two) n |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    if (two) {
-      out += alphabet[(n >> 6) & 63];
-    } else if (pad) {
-      out += '=';
-    }
-    if (pad) out += '=';
-  }
+std::string base64_encode(std::string_view in) {
+  std::string out((in.size() + 2) / 3 * 4 + 1, '\0');  // EVP_EncodeBlock writes a NUL
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
+  out.resize(static_cast<size_t>(n));
   return out;
-}
-
-}  // namespace
-
-std::string base64_encode(std::string_view in) { return encode(in, kAlphabet, /*pad=*/true); }
-
-std::string base64url_encode(std::string_view in) {
-  return encode(in, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", /*pad=*/false);
 }
 
 }  // namespace dgd::kube

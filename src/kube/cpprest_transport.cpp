@@ -4,12 +4,15 @@
 // decoded for logs.
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 #include <algorithm>
 #include <cpprest/containerstream.h>
 #include <cpprest/http_client.h>
 #include <pplx/threadpool.h>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "dgd/kube/credentials.h"
@@ -58,6 +61,46 @@ std::string HttpResponse::header(std::string_view name) const {
 
 namespace {
 
+// Why the server's certificate was last refused. OpenSSL's handshake error says only
+// "certificate verify failed"; the chain check notes its reason here (expired, unknown
+// issuer...). A chain that passed the checks OpenSSL names but was still refused failed
+// cpprest's host name check, which is named by looking at the certificate's names.
+struct CertificateRefusal {
+  std::string host;  // the server's host, as the kubeconfig names it
+  std::mutex mu;
+  std::string reason;  // "" until a certificate is refused
+};
+
+// SSL_CTX_set_cert_verify_callback: the usual chain check (X509_verify_cert, which also
+// runs cpprest's per-certificate callback, the host name check), its reason noted.
+int verify_noting_refusal(X509_STORE_CTX* store, void* arg) {
+  int ok = X509_verify_cert(store);
+  if (ok <= 0) {
+    auto* refusal = static_cast<CertificateRefusal*>(arg);
+    int err = X509_STORE_CTX_get_error(store);
+    std::string reason = X509_verify_cert_error_string(err);
+    X509* leaf = X509_STORE_CTX_get0_cert(store);
+    if ((err == X509_V_OK || err == X509_V_ERR_UNSPECIFIED) && leaf != nullptr &&
+        X509_check_host(leaf, refusal->host.data(), refusal->host.size(), 0, nullptr) != 1 &&
+        X509_check_ip_asc(leaf, refusal->host.c_str(), 0) != 1) {
+      reason = "it is not issued for host " + refusal->host;
+    }
+    std::lock_guard<std::mutex> l(refusal->mu);
+    refusal->reason = reason;
+  }
+  return ok;
+}
+
+std::shared_ptr<CertificateRefusal> refusal_for(const std::string& server) {
+  auto refusal = std::make_shared<CertificateRefusal>();
+  try {
+    refusal->host = web::uri(server).host();
+  } catch (const std::exception&) {
+    // Not a URL: the client fails on it before any handshake.
+  }
+  return refusal;
+}
+
 class CpprestTransport final : public HttpTransport {
  public:
   CpprestTransport(const RestConfig& config, std::shared_ptr<Credentials> credentials, TransportOptions options)
@@ -89,8 +132,11 @@ class CpprestTransport final : public HttpTransport {
     std::string ca = config_.ca_pem;
     std::shared_ptr<Credentials> creds = credentials_;
     RestConfig static_cfg = config_;
-    cfg.set_ssl_context_callback([ca, creds, static_cfg](boost::asio::ssl::context& ctx) {
+    std::shared_ptr<CertificateRefusal> refusal = refusal_;
+    cfg.set_ssl_context_callback([ca, creds, static_cfg, refusal](boost::asio::ssl::context& ctx) {
       SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_2_VERSION);
+      // The callback's owner (this lambda, kept by the client) outlives the context.
+      SSL_CTX_set_cert_verify_callback(ctx.native_handle(), verify_noting_refusal, refusal.get());
       if (!ca.empty()) {
         // Trust only the cluster's CA, not the system store (cpp-stack.md §1.4).
         SSL_CTX_set_cert_store(ctx.native_handle(), X509_STORE_new());
@@ -123,6 +169,10 @@ class CpprestTransport final : public HttpTransport {
     std::string msg = what;
     if (std::strcmp(code.category().name(), "asio.ssl") == 0 || code.value() > 0xFFFFF) {
       msg += " (" + describe_ssl_error(static_cast<unsigned long>(code.value())) + ")";
+      if (ERR_GET_REASON(static_cast<unsigned long>(code.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED) {
+        std::lock_guard<std::mutex> l(refusal_->mu);
+        if (!refusal_->reason.empty()) msg += ": the server's certificate was refused: " + refusal_->reason;
+      }
     } else if (code.value() == ETIMEDOUT || what.find("timed out") != std::string::npos) {
       e.kind = ErrorKind::kTimeout;
     }
@@ -164,8 +214,8 @@ class CpprestTransport final : public HttpTransport {
       auto sb = resp.body().streambuf();
       // At most kMaxChunk bytes per call of on_data: a watch stream lives for minutes, and a
       // chunk that took a whole burst (everything buffered while the informer was busy)
-      // would keep that burst's size for the life of the stream (4 MB over the informers
-      // of a N = 300 bench while converging; heaptrack).
+      // would keep that burst's size for the life of the stream, megabytes across the
+      // informers of a converging fleet.
       // Not reserved up front: most chunks are one event of a few KB.
       constexpr size_t kMaxChunk = 64 * 1024;
       std::string chunk;
@@ -207,6 +257,7 @@ class CpprestTransport final : public HttpTransport {
   const std::shared_ptr<Credentials> credentials_;
   const TransportOptions options_;
   const bool https_;
+  const std::shared_ptr<CertificateRefusal> refusal_ = refusal_for(config_.server);  // before shared_
   std::unique_ptr<client::http_client> shared_;
 };
 

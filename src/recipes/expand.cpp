@@ -7,8 +7,8 @@
 
 #include "dgd/api/defaults.h"
 #include "dgd/api/parse.h"
-#include "dgd/kube/field_schema.h"
-#include "dgd/kube/strategic_merge.h"
+#include "dgd/object/field_schema.h"
+#include "dgd/object/strategic_merge.h"
 
 namespace dgd::recipes {
 namespace {
@@ -89,7 +89,7 @@ json mergeComponent(json out, const json& over, const std::string& path, Errors&
       out[key] = mergeByName(out.value(key, json::array()), it.value());
     } else if (key == "podTemplate" && out.contains(key) && out[key].is_object() && it.value().is_object()) {
       try {
-        out[key] = kube::strategic_merge(out[key], it.value(), kube::pod_template_spec_schema());
+        out[key] = object::strategic_merge(out[key], it.value(), object::pod_template_spec_schema());
       } catch (const std::exception& e) {
         errors.push_back({path + ".podTemplate", std::string("cannot merge over the recipe's podTemplate: ") + e.what()});
       }

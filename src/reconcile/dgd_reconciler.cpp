@@ -8,8 +8,8 @@
 
 #include "dgd/api/parse.h"
 #include "dgd/api/validate.h"
-#include "dgd/kube/desired_state.h"
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/desired_state.h"
+#include "dgd/object/field_schema.h"
 #include "dgd/kube/watch_scan.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
@@ -599,7 +599,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   }
 
   // The download Job this DGD uses, recorded before the caches are read (dgds_using_job).
-  const std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
+  std::optional<ModelCacheSpec> cache = model_cache_spec(expanded->graph);
   note_job_use(id, cache && !cache->job_name.empty() ? key.ns + "/" + cache->job_name : "");
 
   // --- children.
@@ -666,6 +666,20 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   // Keys of live children left exactly as they are: the download Job once it exists (its
   // pod template is immutable, and it may come from an older operator or another DGD).
   std::set<std::string> held_as_is;
+  if (cache && !cache->job_name.empty() && !cluster_.cached(*find_child_kind("batch/v1", "Job"), key.ns, cache->job_name)) {
+    // No Job of ours: a download run outside the operator (the recipe pages' model-download)
+    // may already hold this model and revision; then it is the one to wait on.
+    auto jobs = cluster_.list(kube::resources::jobs(), key.ns, std::string(render::kLabelModelCache) + "=" + cache->claim);
+    if (const json* record = jobs ? find_download_record(*cache, *jobs) : nullptr) {
+      const std::string ours = cache->job_name;
+      desired.erase(std::remove_if(desired.begin(), desired.end(),
+                                   [&](const json& d) { return d.value("kind", "") == "Job" && meta_string(d, "name") == ours; }),
+                    desired.end());
+      cache->job_name = meta_string(*record, "name");
+      note_job_use(id, key.ns + "/" + cache->job_name);
+      live_store.push_back(*record);
+    }
+  }
   if (cache) {
     if (!cache->job_name.empty()) {
       auto jt = std::find_if(desired.begin(), desired.end(), [&](const json& d) {
@@ -716,7 +730,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   std::map<std::string, const json*> live_by_key;
   for (const json* o : live) live_by_key[object_key(*o)] = o;
 
-  auto holds = [](const json& l, const json& d) { return kube::holds_desired(l, d, kube::schema_for_object(d)); };
+  auto holds = [](const json& l, const json& d) { return object::holds_desired(l, d, object::schema_for_object(d)); };
   ChildPlan plan = plan_children(desired, live, uid, holds);
   plan.apply.erase(std::remove_if(plan.apply.begin(), plan.apply.end(),
                                   [&](const json* d) { return held_as_is.count(object_key(*d)) > 0; }),
@@ -753,7 +767,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     auto before = live_by_key.find(k);
     std::string change;
     if (before != live_by_key.end()) {
-      auto diff = kube::first_difference(*before->second, *d, kube::schema_for_object(*d));
+      auto diff = object::first_difference(*before->second, *d, object::schema_for_object(*d));
       change = diff ? *diff : "ownerReferences";
     }
     auto r = cluster_.apply(*kind, *d);

@@ -169,6 +169,34 @@ ModelCacheVerdict assess_model_cache(const ModelCacheSpec& spec, const ModelCach
   return v;
 }
 
+const json* find_download_record(const ModelCacheSpec& spec, const std::vector<json>& jobs) {
+  if (spec.job_name.empty()) return nullptr;
+  const json* running = nullptr;
+  for (const auto& job : jobs) {
+    if (name_of(job) == spec.job_name) continue;  // the operator's own, found by name
+    const json none = json::object();
+    const json labels = job.value("/metadata/labels"_json_pointer, none);
+    const json notes = job.value("/metadata/annotations"_json_pointer, none);
+    if (!labels.is_object() || !notes.is_object() || labels.value(render::kLabelModelCache, "") != spec.claim) continue;
+    if (notes.value(kAnnotationModelRevision, "") != spec.revision) continue;
+    const std::string ids = notes.value(kAnnotationModelId, "");
+    bool names_model = false;
+    for (size_t start = 0; start <= ids.size();) {
+      size_t comma = ids.find(',', start);
+      if (comma == std::string::npos) comma = ids.size();
+      std::string id = ids.substr(start, comma - start);
+      id.erase(0, id.find_first_not_of(' '));
+      id.erase(id.find_last_not_of(' ') + 1);
+      names_model = names_model || (!id.empty() && id == spec.model);
+      start = comma + 1;
+    }
+    if (!names_model || true_condition(job, "Failed") != nullptr) continue;
+    if (true_condition(job, "Complete") != nullptr) return &job;
+    if (running == nullptr) running = &job;
+  }
+  return running;
+}
+
 void own_by_claim(json& job, const json& pvc) {
   const json& meta = pvc.at("metadata");
   job["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "v1"},

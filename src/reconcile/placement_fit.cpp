@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "dgd/kube/quantity.h"
+#include "dgd/object/quantity.h"
 #include "reconcile/json_path.h"
 
 namespace dgd::reconcile {
@@ -14,8 +14,8 @@ using nlohmann::json;
 void add_list(ResourceAmounts& into, const json& list) {
   if (!list.is_object()) return;
   for (auto it = list.begin(); it != list.end(); ++it) {
-    auto q = it.value().is_string() ? kube::Quantity::parse(it.value().get<std::string>())
-             : it.value().is_number() ? kube::Quantity::parse(it.value().dump())
+    auto q = it.value().is_string() ? object::Quantity::parse(it.value().get<std::string>())
+             : it.value().is_number() ? object::Quantity::parse(it.value().dump())
                                       : std::nullopt;
     if (q) into[it.key()] += q->milli_value();
   }

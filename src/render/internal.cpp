@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "dgd/api/upstream_fields.h"
 #include "dgd/api/validate.h"
 #include "dgd/render/render.h"
 
@@ -44,7 +45,7 @@ json componentLabels(const api::Dgd& graph, const api::Component& c, const std::
   json labels = graphLabels(graph);
   labels[kLabelComponent] = c.name;
   labels[kLabelComponentType] = c.type ? api::toString(*c.type) : "worker";
-  labels[kLabelDynamoNamespace] = dynamoNamespace(ns, graph.metadata.name);
+  labels[kLabelDynamoNamespace] = componentDynamoNamespace(ns, graph.metadata.name, c);
   return labels;
 }
 
@@ -164,6 +165,12 @@ namespace dgd::render {
 
 std::string dynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName) {
   return k8sNamespace + "-" + dgdName;
+}
+
+std::string componentDynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName,
+                                     const api::Component& c) {
+  // Upstream's ComputeDynamoNamespace: globalDynamoNamespace puts the component in "dynamo".
+  return api::usesGlobalDynamoNamespace(c) ? api::kGlobalDynamoNamespace : dynamoNamespace(k8sNamespace, dgdName);
 }
 
 }  // namespace dgd::render

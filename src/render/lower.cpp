@@ -2,8 +2,8 @@
 // and the user's podTemplate is merged over it (render.h).
 #include <nlohmann/json.hpp>
 
-#include "dgd/kube/field_schema.h"
-#include "dgd/kube/strategic_merge.h"
+#include "dgd/object/field_schema.h"
+#include "dgd/object/strategic_merge.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/render/engine_args.h"
 #include "dgd/render/render.h"
@@ -221,7 +221,7 @@ json lowerPodTemplate(const api::Dgd& graph, const api::Component& c, std::vecto
   json out = std::move(pt);
   if (!user.empty()) {
     try {
-      out = kube::strategic_merge(out, user, kube::pod_template_spec_schema());
+      out = object::strategic_merge(out, user, object::pod_template_spec_schema());
     } catch (const std::exception& e) {
       errors.push_back({path + ".podTemplate", std::string("cannot merge over the operator's defaults: ") + e.what()});
     }

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "dgd/api/yaml.h"
-#include "dgd/kube/quantity.h"
+#include "dgd/object/quantity.h"
 #include "dgd/render/engine_args.h"
 #include "dgd/render/render.h"
 
@@ -90,7 +90,7 @@ std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns) 
   json spec = {{"accessModes", json::array({create.accessMode.value_or("ReadWriteMany")})}};
   if (create.size) {
     // Canonical, as the API server stores it (validation rejected malformed sizes).
-    spec["resources"]["requests"]["storage"] = kube::canonical_quantity(*create.size).value_or(*create.size);
+    spec["resources"]["requests"]["storage"] = object::canonical_quantity(*create.size).value_or(*create.size);
   }
   if (create.storageClassName) spec["storageClassName"] = *create.storageClassName;
   // A kept cache has no owner, so deleting the DGD does not delete 500 GB of weights.
@@ -169,8 +169,8 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
                  {"containers", json::array({std::move(container)})},
                  {"volumes", json::array({{{"name", "model-cache"}, {"persistentVolumeClaim", {{"claimName", claim}}}}})}};
   try {
-    kube::canonicalize_resources(podSpec);  // canonical, as the API server stores them
-  } catch (const kube::QuantityError& e) {
+    object::canonicalize_resources(podSpec);  // canonical, as the API server stores them
+  } catch (const object::QuantityError& e) {
     errors.push_back({"spec.model.download.resources", e.what()});
     return std::nullopt;
   }

@@ -10,10 +10,11 @@
 #include "dgd/api/defaults.h"
 #include "dgd/api/parse.h"
 #include "dgd/api/rollout.h"
+#include "dgd/api/upstream_fields.h"
 #include "dgd/api/validate.h"
-#include "dgd/kube/field_schema.h"
-#include "dgd/kube/quantity.h"
-#include "dgd/kube/strategic_merge.h"
+#include "dgd/object/field_schema.h"
+#include "dgd/object/quantity.h"
+#include "dgd/object/strategic_merge.h"
 #include "render/internal.h"
 #include "render/objects.h"
 
@@ -60,7 +61,7 @@ void addIfAbsent(json& list, const char* key, const json& value, json item) {
 
 json injectedEnv(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
   const auto type = c.type.value_or(api::ComponentType::kWorker);
-  const std::string dynNs = dynamoNamespace(ns, graph.metadata.name);
+  const std::string dynNs = componentDynamoNamespace(ns, graph.metadata.name, c);
   json env = json::array({
       envVar("DYN_COMPONENT", api::toString(type)),
       envVar("DYN_DISCOVERY_BACKEND", "kubernetes"),
@@ -126,17 +127,30 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   addIfAbsent(main["ports"], "containerPort", json(sp.port),
               {{"name", sp.name}, {"containerPort", sp.port}, {"protocol", "TCP"}});
   const std::string shm = c.sharedMemorySize.value_or(api::kDefaultSharedMemorySize);
-  const auto shmQuantity = kube::Quantity::parse(shm);
+  const auto shmQuantity = object::Quantity::parse(shm);
   if (!shmQuantity || !shmQuantity->is_zero()) {
     addIfAbsent(spec["volumes"], "name", json(kSharedMemoryVolume),
                 {{"name", kSharedMemoryVolume}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", shm}}}});
     addIfAbsent(main["volumeMounts"], "mountPath", json("/dev/shm"),
                 {{"name", kSharedMemoryVolume}, {"mountPath", "/dev/shm"}});
   }
+  // compilationCache: upstream's applyCompilationCache / applyCompilationCacheVolume. The
+  // PVC is mounted writable at the cache path (a mount of the same PVC there is kept); vLLM
+  // is pointed at it with VLLM_CACHE_ROOT, which a podTemplate value of its own overrides.
+  json cacheEnv = json::array();
+  if (auto cache = api::compilationCache(graph, c)) {
+    addIfAbsent(spec["volumes"], "name", json(cache->pvcName),
+                {{"name", cache->pvcName}, {"persistentVolumeClaim", {{"claimName", cache->pvcName}}}});
+    addIfAbsent(main["volumeMounts"], "mountPath", json(cache->mountPath),
+                {{"name", cache->pvcName}, {"mountPath", cache->mountPath}});
+    if (api::detectedFramework(graph) == api::BackendFramework::kVllm) {
+      cacheEnv.push_back(envVar("VLLM_CACHE_ROOT", cache->mountPath));
+    }
+  }
   // Env: injected < spec.env < the podTemplate's (which already holds components[].env).
   json specEnv = json::array();
   for (const auto& e : graph.spec.env) specEnv.push_back(envJson(e));
-  json env = mergeEnv(mergeEnv(injectedEnv(graph, c, ns), std::move(specEnv)),
+  json env = mergeEnv(mergeEnv(mergeEnv(injectedEnv(graph, c, ns), std::move(cacheEnv)), std::move(specEnv)),
                       main.contains("env") ? std::move(main["env"]) : json::array());
   sortBy(env, "name");
   main["env"] = std::move(env);
@@ -154,8 +168,8 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   if (main.contains("ports")) sortByNumber(main["ports"], "containerPort");
   if (pod["spec"].contains("volumes")) sortBy(pod["spec"]["volumes"], "name");
   try {
-    kube::canonicalize_resources(pod["spec"]);
-  } catch (const kube::QuantityError& e) {
+    object::canonicalize_resources(pod["spec"]);
+  } catch (const object::QuantityError& e) {
     errors.push_back({path + ".podTemplate.spec." + e.path(), e.what()});
   }
   return pod;

@@ -2,10 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cpprest/containerstream.h>
-#include <cpprest/http_listener.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
-#include <vector>
+#include <thread>
 
 #include "dgd/kube/metrics.h"
 #include "dgd/runtime/process_memory.h"
@@ -13,18 +15,10 @@
 
 namespace dgd::runtime {
 
-namespace http = web::http;
-
-namespace {
-
-// As bytes: cpprest's std::string set_body overloads reinterpret a streambuf<char> as a
-// streambuf<unsigned char> (undefined behaviour; UBSan's vptr check stops the process).
-void set_text_body(http::http_response& resp, const std::string& text, const std::string& content_type) {
-  resp.set_body(concurrency::streams::bytestream::open_istream(std::vector<unsigned char>(text.begin(), text.end())),
-                text.size(), content_type);
-}
-
-}  // namespace
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
 
 std::string normalize_listen_address(const std::string& address) {
   if (address.empty() || address == "0") return "";
@@ -34,7 +28,81 @@ std::string normalize_listen_address(const std::string& address) {
 
 struct HealthServer::Impl {
   HealthServerOptions o;
-  std::unique_ptr<http::experimental::listener::http_listener> listener;
+  net::io_context io;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  std::thread thread;
+  std::string bound_address;
+  uint16_t port = 0;
+
+  // Trivial handlers: they reply and never wait (cpp-stack.md §2.5).
+  http::response<http::string_body> respond(const http::request<http::string_body>& req) const {
+    http::response<http::string_body> resp;
+    resp.version(req.version());
+    resp.keep_alive(req.keep_alive());
+    auto text = [&resp](http::status status, std::string body, const char* content_type) {
+      resp.result(status);
+      resp.set(http::field::content_type, content_type);
+      resp.body() = std::move(body);
+    };
+    std::string path(req.target());
+    if (auto q = path.find('?'); q != std::string::npos) path.resize(q);
+    if (req.method() != http::verb::get) {
+      text(http::status::method_not_allowed, "method not allowed", "text/plain; charset=utf-8");
+    } else if (path == "/metrics" && o.serve_metrics) {
+      if (o.metrics) {
+        sample_memory_metrics(*o.metrics);
+        sample_process_metrics(*o.metrics);
+      }
+      text(http::status::ok, o.metrics ? o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
+    } else if ((path == "/healthz" || path == "/livez") && o.serve_probes) {
+      bool ok = !o.healthy || o.healthy();
+      text(ok ? http::status::ok : http::status::service_unavailable, ok ? "ok" : "unhealthy", "text/plain; charset=utf-8");
+    } else if (path == "/readyz" && o.serve_probes) {
+      bool ok = !o.ready || o.ready();
+      text(ok ? http::status::ok : http::status::service_unavailable, ok ? "ok" : "caches not synced",
+           "text/plain; charset=utf-8");
+    } else {
+      text(http::status::not_found, "not found", "text/plain; charset=utf-8");
+    }
+    resp.prepare_payload();
+    return resp;
+  }
+
+  void accept() {
+    acceptor->async_accept([this](beast::error_code ec, tcp::socket socket) {
+      if (ec == net::error::operation_aborted || !acceptor->is_open()) return;
+      if (!ec) std::make_shared<Session>(*this, std::move(socket))->read();
+      accept();
+    });
+  }
+
+  // One connection: read a request, write the reply, repeat while the client keeps it alive.
+  struct Session : std::enable_shared_from_this<Session> {
+    Session(Impl& server, tcp::socket socket) : server(server), stream(std::move(socket)) {}
+    Impl& server;
+    beast::tcp_stream stream;
+    beast::flat_buffer buffer;
+    http::request<http::string_body> req;
+    http::response<http::string_body> resp;
+
+    void read() {
+      req = {};
+      // A probe that stops talking must not hold a socket forever.
+      stream.expires_after(std::chrono::seconds(30));
+      http::async_read(stream, buffer, req, [self = shared_from_this()](beast::error_code ec, size_t) {
+        if (ec) return self->close();
+        self->resp = self->server.respond(self->req);
+        http::async_write(self->stream, self->resp, [self](beast::error_code wec, size_t) {
+          if (wec || !self->resp.keep_alive()) return self->close();
+          self->read();
+        });
+      });
+    }
+    void close() {
+      beast::error_code ignored;
+      stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    }
+  };
 };
 
 HealthServer::HealthServer(HealthServerOptions options) : impl_(std::make_unique<Impl>()) {
@@ -45,60 +113,61 @@ HealthServer::~HealthServer() { stop(); }
 
 kube::Status HealthServer::start() {
   Impl* impl = impl_.get();
-  try {
-    impl->listener = std::make_unique<http::experimental::listener::http_listener>("http://" + impl->o.address);
-    impl->listener->support(http::methods::GET, [impl](http::http_request req) {
-      // Trivial handlers: they reply and never wait (cpp-stack.md §2.5).
-      std::string path = req.relative_uri().path();
-      http::http_response resp;
-      if (path == "/metrics" && impl->o.serve_metrics) {
-        resp.set_status_code(http::status_codes::OK);
-        if (impl->o.metrics) {
-          sample_memory_metrics(*impl->o.metrics);
-          sample_process_metrics(*impl->o.metrics);
-        }
-        set_text_body(resp, impl->o.metrics ? impl->o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
-      } else if ((path == "/healthz" || path == "/livez") && impl->o.serve_probes) {
-        bool ok = !impl->o.healthy || impl->o.healthy();
-        resp.set_status_code(ok ? http::status_codes::OK : http::status_codes::ServiceUnavailable);
-        set_text_body(resp, ok ? std::string("ok") : std::string("unhealthy"), "text/plain; charset=utf-8");
-      } else if (path == "/readyz" && impl->o.serve_probes) {
-        bool ok = !impl->o.ready || impl->o.ready();
-        resp.set_status_code(ok ? http::status_codes::OK : http::status_codes::ServiceUnavailable);
-        set_text_body(resp, ok ? std::string("ok") : std::string("caches not synced"), "text/plain; charset=utf-8");
-      } else {
-        resp.set_status_code(http::status_codes::NotFound);
-        set_text_body(resp, std::string("not found"), "text/plain; charset=utf-8");
-      }
-      req.reply(resp).then([](pplx::task<void> t) {
-        try {
-          t.get();
-        } catch (...) {
-          // The client went away; nothing to do.
-        }
-      });
-    });
-    impl->listener->open().wait();
-  } catch (const std::exception& e) {
-    impl->listener.reset();
+  const std::string& address = impl->o.address;
+  auto fail = [&address](const std::string& why) {
     kube::Error err;
     err.kind = kube::ErrorKind::kConfig;
-    err.message = e.what();  // the caller names the address and what it serves
+    err.message = why;  // the caller names the address and what it serves
     return err;
+  };
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos) return fail("want host:port");
+  std::string host = address.substr(0, colon), port = address.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  try {
+    tcp::resolver resolver(impl->io);
+    auto endpoints = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service);
+    if (endpoints.empty()) return fail("no address for " + host);
+    tcp::endpoint endpoint = *endpoints.begin();
+    impl->acceptor = std::make_unique<tcp::acceptor>(impl->io);
+    impl->acceptor->open(endpoint.protocol());
+    impl->acceptor->set_option(net::socket_base::reuse_address(true));
+    impl->acceptor->bind(endpoint);
+    impl->acceptor->listen(net::socket_base::max_listen_connections);
+    tcp::endpoint bound = impl->acceptor->local_endpoint();
+    impl->port = bound.port();
+    std::string bound_host = bound.address().to_string();
+    impl->bound_address = (bound.address().is_v6() ? "[" + bound_host + "]" : bound_host) + ":" + std::to_string(impl->port);
+  } catch (const std::exception& e) {
+    impl->acceptor.reset();
+    return fail(e.what());
   }
+  impl->accept();
+  impl->thread = std::thread([impl] {
+    try {
+      impl->io.run();
+    } catch (const std::exception& e) {
+      spdlog::error("health server on {}: {}", impl->bound_address, e.what());
+    }
+  });
+  // The bound address, so a caller that asked for port 0 learns the port from the log.
   spdlog::info("serving{}{} on {}", impl->o.serve_metrics ? " /metrics" : "",
-               impl->o.serve_probes ? " /healthz /readyz" : "", impl->o.address);
+               impl->o.serve_probes ? " /healthz /readyz" : "", impl->bound_address);
   return {};
 }
 
+std::string HealthServer::bound_address() const { return impl_ ? impl_->bound_address : std::string(); }
+
+uint16_t HealthServer::port() const { return impl_ ? impl_->port : 0; }
+
 void HealthServer::stop() {
-  if (!impl_ || !impl_->listener) return;
-  try {
-    impl_->listener->close().wait();
-  } catch (const std::exception& e) {
-    spdlog::warn("health server close: {}", e.what());
-  }
-  impl_->listener.reset();
+  if (!impl_ || !impl_->acceptor) return;
+  // Pending accepts and open sessions are abandoned with the io_context's run.
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  beast::error_code ignored;
+  impl_->acceptor->close(ignored);
+  impl_->acceptor.reset();
 }
 
 }  // namespace dgd::runtime

@@ -89,6 +89,7 @@ int Manager::run(const kube::CancelToken& stop) {
       e.message = "cannot serve " + paths + " on the " + option + " " + addr + ": " + e.message;
       return e;
     }
+    if (o_.on_listening) o_.on_listening(servers.back()->bound_address(), metrics, probes);
     return started;
   };
   kube::Status started_servers;

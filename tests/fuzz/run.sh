@@ -51,7 +51,7 @@ assemble_seeds() {
   mkdir -p "$dir"
   case $target in
     dgd)
-      find "$src/recipes" -name dgd.yaml | while read -r f; do
+      find "$src/recipes" -name "deploy*.yaml" | while read -r f; do
         cp "$f" "$dir/recipe-$(echo "${f#"$src"/recipes/}" | tr / _)"
       done
       # DGDs only: render/ and reference/ hold rendered children, which parse() rejects at once.

@@ -50,7 +50,7 @@ void record_update(const ResourceType& t, const json* before, json& after, const
   o.status_subresource = t.has_status;
   o.time = rules::now_rfc3339();
   const apply::RootType type = apply::type_of(t);
-  after = apply::record_update(before ? *before : json(), after, type.root, o);
+  after = apply::record_update(before ? *before : json(), std::move(after), type.root, o);
 }
 
 std::string canonical_quantity(const std::string& q) { return cluster::canonical_quantity(q).value_or(q); }

@@ -1,7 +1,7 @@
 #include "kubesim/rbac_tokens.h"
 
 #include "kubesim/api_error.h"
-#include "dgd/kube/base64.h"
+#include "kubesim/base64url.h"
 #include "kubesim/body_codec.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/rbac_authorizer.h"
@@ -140,8 +140,8 @@ json ServiceAccountTokens::request(const std::string& ns, const std::string& nam
                  {"kubernetes.io", k8s_claims},
                  {"nbf", iat},
                  {"sub", "system:serviceaccount:" + ns + ":" + name}};
-  const std::string token = dgd::kube::base64url_encode(json{{"alg", "RS256"}, {"kid", "kube-sim"}}.dump()) + "." +
-                            dgd::kube::base64url_encode(claims.dump()) + "." + dgd::kube::base64url_encode(random_bytes(32));
+  const std::string token = kubesim::base64url_encode(json{{"alg", "RS256"}, {"kid", "kube-sim"}}.dump()) + "." +
+                            kubesim::base64url_encode(claims.dump()) + "." + kubesim::base64url_encode(random_bytes(32));
   {
     std::lock_guard lock(mu_);
     for (auto it = tokens_.begin(); it != tokens_.end();)  // forget expired tokens

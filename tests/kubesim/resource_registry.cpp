@@ -169,7 +169,10 @@ std::vector<ResourceTypePtr> ResourceRegistry::register_crd(const json& crd) {
     t.custom = true;
     t.crd_name = name;
     t.printer_columns = v.value("additionalPrinterColumns", json::array());
-    if (v.contains("schema") && v["schema"].contains("openAPIV3Schema")) t.schema = v["schema"]["openAPIV3Schema"];
+    if (v.contains("schema") && v["schema"].contains("openAPIV3Schema")) {
+      t.schema = v["schema"]["openAPIV3Schema"];
+      t.schema_text = t.schema.dump();
+    }
     t.storage_version = v.value("storage", false);
     fresh.push_back(std::move(t));
   }

@@ -47,6 +47,7 @@ struct ResourceType {
   std::string crd_name;             // the CRD that defines it
   nlohmann::json printer_columns = nlohmann::json::array();  // CRD additionalPrinterColumns
   nlohmann::json schema;            // CRD openAPIV3Schema of this version (null if none)
+  std::string schema_text;          // schema.dump(), the CEL evaluator's cache key, set with it
   bool storage_version = true;
   // Built-in kinds: every subresource of the 1.32 API (discovery/builtin_resources.h);
   // empty for CRD kinds, whose discovery shows the status/scale flags above.

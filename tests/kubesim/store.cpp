@@ -3,6 +3,7 @@
 #include "kubesim/api_error.h"
 #include "kubesim/crd/custom_resource_validation.h"
 #include "dgd/kube/base64.h"
+#include "kubesim/base64url.h"
 #include "kubesim/object_rules.h"
 #include "kubesim/validation/validate.h"
 #include "kubesim/patch_adapter.h"
@@ -70,32 +71,53 @@ bool finalizers_empty(const json& obj) {
 }
 
 std::string unb64(const std::string& in) {
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '-' || c == '+') v = 62;
-    else if (c == '_' || c == '/') v = 63;
-    else if (c == '=') break;
-    else throw ApiError::bad_request("invalid continue token");
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buf >> bits) & 0xFF);
-    }
-  }
-  return out;
+  auto out = dgd::kube::base64_decode(in);
+  if (!out) throw ApiError::bad_request("invalid continue token");
+  return *out;
 }
 
 DeleteOptions propagate(const char* policy) {
   DeleteOptions o;
   o.propagation = policy;
   return o;
+}
+
+
+// Equality of two objects where managedFields entries may differ in their `time` only.
+bool same_but_managed_times(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object() || a.size() != b.size()) return a == b;
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    auto other = b.find(it.key());
+    if (other == b.end()) return false;
+    if (it.key() != "metadata" || !it->is_object() || !other->is_object() || it->size() != other->size()) {
+      if (*it != *other) return false;
+      continue;
+    }
+    for (auto m = it->begin(); m != it->end(); ++m) {
+      auto om = other->find(m.key());
+      if (om == other->end()) return false;
+      if (m.key() != "managedFields" || !m->is_array() || !om->is_array() || m->size() != om->size()) {
+        if (*m != *om) return false;
+        continue;
+      }
+      for (size_t i = 0; i < m->size(); ++i) {
+        const json& x = (*m)[i];
+        const json& y = (*om)[i];
+        if (!x.is_object() || !y.is_object()) {
+          if (x != y) return false;
+          continue;
+        }
+        const size_t xs = x.size() - x.count("time"), ys = y.size() - y.count("time");
+        if (xs != ys) return false;
+        for (auto f = x.begin(); f != x.end(); ++f) {
+          if (f.key() == "time") continue;
+          auto g = y.find(f.key());
+          if (g == y.end() || *f != *g) return false;
+        }
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -568,7 +590,7 @@ ListResult Store::list(const ResourceType& t, const ListOptions& o) const {
     if (!o.labels.empty() && !o.labels.matches(md.contains("labels") ? md["labels"] : json())) continue;
     if (!o.fields.empty() && !o.fields.matches(obj)) continue;
     if (o.limit > 0 && count == o.limit) {
-      out.continue_token = dgd::kube::base64url_encode(json{{"rv", out.rv}, {"start", last_key}}.dump());
+      out.continue_token = kubesim::base64url_encode(json{{"rv", out.rv}, {"start", last_key}}.dump());
       int64_t rest = 0;
       for (auto r = it; r != src->end(); ++r) {
         const json& ro = r->second;
@@ -722,12 +744,7 @@ json Store::do_update(const ResourceType& t, const json& current_in, json obj, c
 
   // A no-op write changes nothing, not even the resourceVersion (managedFields
   // timestamps aside).
-  auto strip_times = [](json j) {
-    if (j["metadata"].contains("managedFields") && j["metadata"]["managedFields"].is_array())
-      for (auto& e : j["metadata"]["managedFields"]) e.erase("time");
-    return j;
-  };
-  if (strip_times(obj) == strip_times(current)) return current;
+  if (same_but_managed_times(obj, current)) return current;
 
   const bool finishing = meta(obj).contains("deletionTimestamp") && finalizers_empty(obj);
   if (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions" && !finishing) {

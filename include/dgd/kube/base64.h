@@ -1,6 +1,5 @@
-// Base64 (RFC 4648): the standard alphabet with padding for kubeconfig *-data fields
-// and Secret data; the URL alphabet without padding (§5) for tokens and continue
-// tokens. Pure. The one encoder of the project (kube-sim uses it too).
+// Base64 (RFC 4648) for kubeconfig *-data fields, basic auth and exec-plugin cluster
+// info: OpenSSL's codec underneath. kube-sim uses it too (Secret data, its tokens).
 #pragma once
 #include <optional>
 #include <string>
@@ -8,12 +7,10 @@
 
 namespace dgd::kube {
 
-// Decodes either alphabet; whitespace is ignored, padding optional. nullopt on any other
-// bad character.
+// Decodes the standard or the URL alphabet (RFC 4648 §5); whitespace is ignored, padding
+// optional. nullopt on any other bad character or a truncated quantum.
 std::optional<std::string> base64_decode(std::string_view in);
 // Standard alphabet, padded to a multiple of 4.
 std::string base64_encode(std::string_view in);
-// URL alphabet ('-', '_'), no padding.
-std::string base64url_encode(std::string_view in);
 
 }  // namespace dgd::kube

@@ -1,5 +1,5 @@
 // HttpTransport: the thin seam between the Kubernetes client and the HTTP library
-// (cpprestsdk today, kept inside src/kube/cpprest_transport.cpp). A transport is bound to
+// (cpprestsdk, kept inside src/kube/cpprest_transport.cpp). A transport is bound to
 // one server and its TLS settings; it sends requests and streams bodies. Thread-safe.
 #pragma once
 #include <chrono>

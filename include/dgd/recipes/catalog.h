@@ -1,8 +1,11 @@
-// The recipe catalog: the tuned DGDs under recipes/<model>/<framework>/<target>/dgd.yaml,
-// compiled into the binary (cmake/embed.cmake), so the Kustomize folders, the golden tests
-// and the operator read the same bytes.
+// The recipe catalog: the tuned DGDs under recipes/[<family>/]<model>/<framework>/<target>/
+// deploy.yaml (deploy-generic.yaml where a target has provider variants), compiled into the
+// binary once (cmake/embed.cmake), so the Kustomize folders, the recipe pages' commands,
+// the golden tests and the operator read the same bytes.
 //
-// A recipe's name is its folder path, e.g. "deepseek-v4.1-flash/vllm/disagg-h200-agentic".
+// A recipe's name is the last three folders of its path, e.g.
+// "deepseek-v4.1-flash/vllm/disagg-h200-agentic" or "deepseek-v4-flash/vllm/agg-b200-agentic"
+// (recipes/deepseek-v4/deepseek-v4-flash/vllm/agg-b200-agentic/deploy.yaml).
 // Catalog objects are immutable after construction and safe to share between threads.
 // Pure: no I/O (the embedded files are data in the binary).
 #pragma once
@@ -23,7 +26,8 @@ struct Recipe {
   std::string model;      // "deepseek-v4.1-flash"
   std::string framework;  // "vllm" | "sglang"
   std::string target;     // "disagg-h200-agentic"
-  std::string source;     // the dgd.yaml text, unchanged
+  std::string path;       // relative to recipes/: "deepseek-v4/deepseek-v4-flash/vllm/agg-b200-agentic/deploy.yaml"
+  std::string source;     // the file's text, unchanged
 
   // The parsed DGD (typed form) and api::toJson of it (expand's overlay). Parsed on
   // first use, once, thread-safe: a process mostly needs one or two of the recipes, and
@@ -44,8 +48,9 @@ class Catalog {
   // here it reads as an empty DGD.
   static const Catalog& builtin();
 
-  // A catalog from files named "<model>/<framework>/<target>/dgd.yaml" (other files are
-  // ignored). With `errors`, every recipe is parsed now, problems are appended with the
+  // A catalog from files named "[<family>/]<model>/<framework>/<target>/deploy.yaml" or
+  // ".../deploy-generic.yaml" (other files are ignored; a second DGD file for one name is
+  // an error). Each file's `json`, where set, is read instead of its YAML text. With `errors`, every recipe is parsed now, problems are appended with the
   // file path as the field path and recipes that do not parse are left out; without, each
   // recipe is parsed on first use.
   static Catalog fromFiles(const std::vector<EmbeddedFile>& files,
@@ -63,10 +68,7 @@ class Catalog {
   std::string explainMissing(std::string_view name) const;
 
  private:
-  // fromFiles, reading each dgd.yaml from its build-time JSON form in `compiled` where
-  // there is one (same path), from the YAML text otherwise.
-  static Catalog build(const std::vector<EmbeddedFile>& files, const std::vector<EmbeddedFile>* compiled,
-                       std::vector<api::FieldError>* errors);
+  static Catalog build(const std::vector<EmbeddedFile>& files, std::vector<api::FieldError>* errors);
 
   std::vector<Recipe> recipes_;
 };

@@ -80,6 +80,20 @@ struct ModelCacheVerdict {
 
 ModelCacheVerdict assess_model_cache(const ModelCacheSpec& spec, const ModelCacheObservation& seen);
 
+// Annotations by which a download Job made outside the operator (the recipe pages'
+// `model-download`, labelled nvidia.com/model-cache=<claim>) says what it put in the cache:
+// the model ids (comma-separated, for a Job that fills several) and the revision (absent or
+// empty: the default branch).
+inline constexpr const char* kAnnotationModelId = "nvidia.com/model-id";
+inline constexpr const char* kAnnotationModelRevision = "nvidia.com/model-revision";
+
+// Among `jobs` (the namespace's Jobs labelled nvidia.com/model-cache=<spec.claim>), the one
+// that records spec's model at spec's revision in that cache though the operator did not
+// create it: its annotations name the model and the revision, and it has not failed. A
+// completed one is preferred. The operator then waits on it instead of downloading again
+// (docs/model-cache.md). nullptr when none does, or when the DGD downloads nothing.
+const nlohmann::json* find_download_record(const ModelCacheSpec& spec, const std::vector<nlohmann::json>& jobs);
+
 // Makes the PVC the Job's only owner (controller), so the Job and the record it
 // carries go with the cache rather than with the DGD that started it.
 void own_by_claim(nlohmann::json& job, const nlohmann::json& pvc);

@@ -85,5 +85,9 @@ inline constexpr const char* kLabelModelCache = "nvidia.com/model-cache";
 
 // "<k8s namespace>-<dgd name>": the Dynamo namespace of a graph's pods (DYN_NAMESPACE).
 std::string dynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName);
+// A component's Dynamo namespace: "dynamo" with components[].globalDynamoNamespace, else
+// dynamoNamespace().
+std::string componentDynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName,
+                                     const api::Component& c);
 
 }  // namespace dgd::render

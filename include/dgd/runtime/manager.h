@@ -11,6 +11,7 @@
 // Single-owner: build, add, run from one thread.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,10 +29,12 @@ class MetricsRegistry;
 namespace dgd::runtime {
 
 struct ManagerOptions {
-  // Listen addresses ("host:port" or ":port"; "" or "0" disables). When both are equal
-  // one listener serves /metrics, /healthz and /readyz.
+  // Listen addresses ("host:port" or ":port"; "" or "0" disables; port 0 lets the kernel
+  // pick). When both are equal one listener serves /metrics, /healthz and /readyz.
   std::string metrics_address = ":8080";
   std::string health_address = ":8081";
+  // Called from run() with each listener's bound "host:port" once it accepts connections.
+  std::function<void(const std::string& bound_address, bool serves_metrics, bool serves_probes)> on_listening;
   bool leader_election = false;
   // lease namespace/name/identity and timings; clock and metrics are filled in by the manager.
   LeaderElectionOptions leader_election_options;

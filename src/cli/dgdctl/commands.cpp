@@ -90,7 +90,7 @@ Prepared prepare(json&& doc, size_t index) {
   const bool parsed_ok = parsed.ok();
   p.problems = std::move(parsed.errors);
   if (!parsed_ok) return p;
-  // A DGD that names no recipe (e.g. a recipe's own dgd.yaml) needs no catalog: building
+  // A DGD that names no recipe (e.g. a recipe's own deploy.yaml) needs no catalog: building
   // it would cost such a render more than reading its input.
   static const recipes::Catalog kNoRecipes;
   const recipes::Catalog& catalog = parsed.dgd.spec.recipe ? recipes::Catalog::builtin() : kNoRecipes;

@@ -21,7 +21,7 @@ struct CommonOptions {
 
 // Table of the catalog (yaml: a summary list; json: the same as JSON).
 int recipesList(const CommonOptions& o, std::ostream& out, bool table);
-// One recipe: its dgd.yaml unchanged (yaml) or the parsed DGD (json).
+// One recipe: its deploy.yaml unchanged (yaml) or the parsed DGD (json).
 int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& out, std::ostream& err);
 // Every DGD document of `text` → the upstream-compatible documents (or, with `typed`,
 // the explicit typed graph).

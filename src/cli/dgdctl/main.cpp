@@ -8,12 +8,12 @@
 
 #include "cli/command_line.h"
 #include "cli/dgdctl/commands.h"
-#include "cli/dgdctl/exit_arena.h"
 #include "cli/dgdctl/input.h"
 #include "cli/dgdctl/smoke.h"
 
 namespace dgd::cli {
-void add_plan_command(CLI::App& app);  // plan.cpp
+void add_plan_command(CLI::App& app);     // plan.cpp
+void add_convert_command(CLI::App& app);  // convert.cpp
 }
 
 int main(int argc, char** argv) {
@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   addFile(validateCmd);
 
   dgd::cli::add_plan_command(app);
+  dgd::cli::add_convert_command(app);
 
   dgd::cli::addSmokeCommand(app);
 
@@ -74,9 +75,8 @@ int main(int argc, char** argv) {
   opts.format = format == "json" ? Format::kJson : Format::kYaml;
   opts.defaultNamespace = ns;
   // Every command from here on is one offline pass that prints and exits (plan and smoke,
-  // which talk to a cluster, ran as CLI11 callbacks inside the parse above): its memory
-  // is left to the exit (exit_arena.h) instead of being freed object by object.
-  dgd::cli::useExitArena();
+  // which talk to a cluster, ran as CLI11 callbacks inside the parse above): its documents
+  // are left to the exit instead of being freed node by node.
   opts.keepUntilExit = true;
 
   if (*list) {

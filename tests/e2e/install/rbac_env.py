@@ -25,6 +25,8 @@ INSTALL = os.path.join(ROOT, "deploy", "manifests", "install.yaml")
 SA_NAMESPACE = "dgd-system"
 SA_NAME = "dgd-operator"
 SA_USER = "system:serviceaccount:%s:%s" % (SA_NAMESPACE, SA_NAME)
+# Cluster-scoped names carry the release namespace (two releases never share one).
+CLUSTER_ROLE = "%s-%s" % (SA_NAME, SA_NAMESPACE)
 
 
 def install_objects():
@@ -128,7 +130,7 @@ class InstalledOperatorEnv(OperatorEnv):
 
 
 def cluster_role(objs):
-    return find(objs, "ClusterRole", SA_NAME)
+    return find(objs, "ClusterRole", CLUSTER_ROLE)
 
 
 def without_rule(resource):

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""The Helm chart, checked without Helm (which cannot be installed here; docs/install.md).
+"""The Helm chart's contents and what it renders (docs/install.md, "What is checked").
 
 - Chart.yaml and values.yaml parse; the chart's appVersion is the operator's version.
 - Every `.Values.<path>` a template (or NOTES.txt) reads exists in values.yaml, every
   value in values.yaml is read by a template, and every value is documented by a comment.
-- The chart's crds/ equal the top-level crds/ byte for byte.
-- Rendered with deploy/tools/chart_render.py (a strict subset renderer: a value missing
-  from values.yaml is an error), in the default and the optional variants: the Deployment
+- The chart's files/crds/ equal the top-level crds/ byte for byte.
+- Rendered with deploy/tools/chart-render (Helm's template engine; --strict: a value
+  missing from values.yaml is an error), in the default and the optional variants: the Deployment
   is hardened and probes the operator's real health port; its flags are flags
   `dgd-operator run` accepts; RBAC has no wildcard and no Secrets, grants what the
   operator needs (the list of HELPERS.md plus what the discovery Role it creates needs),
@@ -21,8 +21,8 @@ import yaml
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "deploy", "tools"))
-import chart_render  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chart_lib  # noqa: E402
 
 CHART = os.path.join(ROOT, "deploy", "helm", "dgd-operator")
 FAILURES = []
@@ -34,11 +34,11 @@ def check(cond, msg):
 
 
 def templates_text():
-    d = os.path.join(CHART, "templates")
     out = {}
-    for f in sorted(os.listdir(d)):
-        with open(os.path.join(d, f)) as fh:
-            out[f] = fh.read()
+    for d, _, files in os.walk(os.path.join(CHART, "templates")):
+        for f in sorted(files):
+            with open(os.path.join(d, f)) as fh:
+                out[os.path.relpath(os.path.join(d, f), CHART)] = fh.read()
     return out
 
 
@@ -58,7 +58,7 @@ def operator_version():
 # -- files ----------------------------------------------------------------------------------
 
 def test_chart_yaml():
-    meta, values = chart_render.load_chart()
+    meta, values = chart_lib.load_chart()
     check(meta.get("apiVersion") == "v2", "Chart.yaml: apiVersion must be v2, got %r" % meta.get("apiVersion"))
     check(meta.get("name") == "dgd-operator", "Chart.yaml: name %r" % meta.get("name"))
     check(re.fullmatch(r"\d+\.\d+\.\d+(-[\w.]+)?", str(meta.get("version", ""))), "Chart.yaml: version not SemVer")
@@ -69,11 +69,13 @@ def test_chart_yaml():
 
 
 def test_values_paths():
-    _, values = chart_render.load_chart()
+    _, values = chart_lib.load_chart()
     used = set()
     for fname, text in templates_text().items():
-        for m in re.finditer(r"\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)", text):
-            path = tuple(m.group(1)[1:].split("."))
+        for m in re.finditer(r"(?:\$?\.Values|\$le|\$sm)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)", text):
+            prefix = {"$le": ("leaderElection",), "$sm": ("metrics", "serviceMonitor")}.get(
+                m.group(0).split(".")[0], ())
+            path = prefix + tuple(m.group(1)[1:].split("."))
             used.add(path)
             cur = values
             for p in path:
@@ -120,26 +122,24 @@ def test_values_documented():
 
 def test_crds_identical():
     top = os.path.join(ROOT, "crds")
-    ours = os.path.join(CHART, "crds")
+    ours = os.path.join(CHART, "files", "crds")
     a = sorted(f for f in os.listdir(top) if f.endswith(".yaml"))
     b = sorted(f for f in os.listdir(ours)) if os.path.isdir(ours) else []
-    check(a == b, "chart crds/ %s != crds/ %s (run /usr/bin/python3 deploy/tools/chart_render.py --write-install)"
-          % (b, a))
+    regen = "(run deploy/tools/chart-render.sh write-install .)"
+    check(a == b, "chart files/crds/ %s != crds/ %s %s" % (b, a, regen))
     for f in set(a) & set(b):
         with open(os.path.join(top, f), "rb") as x, open(os.path.join(ours, f), "rb") as y:
-            check(x.read() == y.read(), "chart crds/%s differs from crds/%s (run /usr/bin/python3 "
-                  "deploy/tools/chart_render.py --write-install)" % (f, f))
+            check(x.read() == y.read(), "chart files/crds/%s differs from crds/%s %s" % (f, f, regen))
 
 
 # -- rendered ---------------------------------------------------------------------------------
 
-def objects(sets=()):
-    return [o for _, _, o in chart_render.render(sets)]
+def objects(sets=(), values=None):
+    return chart_lib.objects(sets=sets, values=values)
 
 
-def find(objs, kind, name=None):
-    out = [o for o in objs if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)]
-    return out
+find = chart_lib.find
+CLUSTER_NAME = "dgd-operator-dgd-system"  # cluster-scoped names carry the release namespace
 
 
 def deployment(objs):
@@ -188,10 +188,12 @@ def test_default_deployment():
     svc = find(objs, "Service", "dgd-operator-metrics")
     check(len(svc) == 1, "metrics Service")
     if svc:
-        check(svc[0]["spec"]["selector"] == sel, "metrics Service selects the operator pods")
+        check(sel.items() <= svc[0]["spec"]["selector"].items() <= labels.items(),
+              "metrics Service selects the operator pods: %r" % svc[0]["spec"]["selector"])
         check(svc[0]["spec"]["ports"][0]["targetPort"] == "metrics", "metrics Service targets port 'metrics'")
     pdb = find(objs, "PodDisruptionBudget")
-    check(len(pdb) == 1 and pdb[0]["spec"]["selector"]["matchLabels"] == sel, "PodDisruptionBudget for the pods")
+    check(len(pdb) == 1 and sel.items() <= pdb[0]["spec"]["selector"]["matchLabels"].items() <= labels.items(),
+          "PodDisruptionBudget for the pods")
     check(not find(objs, "ServiceMonitor"), "ServiceMonitor must be off by default")
     check(not find(objs, "Namespace"), "the chart renders no Namespace by default (helm --create-namespace)")
     aff = pod.get("affinity") or {}
@@ -211,7 +213,7 @@ def test_flags_exist():
         FAILURES.append("DGD_OPERATOR not set (run under ctest)")
         return
     help_text = subprocess.run([binary, "run", "--help"], capture_output=True, text=True, timeout=30).stdout
-    for sets in ([], ["watchNamespace=team-a", "extraArgs=[--kind-probe-interval=60]"]):
+    for sets in ([], ["watchNamespace=team-a", "extraArgs={--kind-probe-interval=60}"]):
         c = deployment(objects(sets))["spec"]["template"]["spec"]["containers"][0]
         for flag in flag_values(c):
             check(re.search(r"(^|\s)%s\b" % re.escape(flag), help_text),
@@ -252,7 +254,7 @@ def discovery_role_rules():
     if not dgdctl or not os.path.exists(dgdctl):
         FAILURES.append("DGDCTL not set (run under ctest)")
         return set()
-    path = os.path.join(ROOT, "recipes", "deepseek-v4.1-flash", "vllm", "disagg-h200-agentic", "dgd.yaml")
+    path = os.path.join(ROOT, "recipes", "deepseek-v4.1-flash", "vllm", "disagg-h200-agentic", "deploy.yaml")
     p = subprocess.run([dgdctl, "render", "-f", path], capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         FAILURES.append("dgdctl render failed: %s" % p.stderr)
@@ -267,8 +269,8 @@ def discovery_role_rules():
 
 def test_rbac():
     cluster = objects()
-    cr = find(cluster, "ClusterRole", "dgd-operator")
-    check(len(cr) == 1, "ClusterRole dgd-operator")
+    cr = find(cluster, "ClusterRole", CLUSTER_NAME)
+    check(len(cr) == 1, "ClusterRole " + CLUSTER_NAME)
     granted = rule_set(cr[0]["rules"]) if cr else set()
     missing = NEEDED - granted
     check(not missing, "ClusterRole lacks %s" % sorted(missing))
@@ -280,9 +282,9 @@ def test_rbac():
     check(not extra, "ClusterRole grants more than needed: %s" % sorted(extra))
 
     ns = objects(["watchNamespace=team-a"])
-    role = find(ns, "Role", "dgd-operator")
+    role = find(ns, "Role", CLUSTER_NAME)
     check(len(role) == 1 and role[0]["metadata"]["namespace"] == "team-a", "watchNamespace: Role in team-a")
-    ns_cr = find(ns, "ClusterRole", "dgd-operator")
+    ns_cr = find(ns, "ClusterRole", CLUSTER_NAME)
     check(len(ns_cr) == 1, "watchNamespace: ClusterRole for nodes")
     if role and ns_cr:
         cluster_part = rule_set(ns_cr[0]["rules"])
@@ -291,10 +293,10 @@ def test_rbac():
         check(rule_set(role[0]["rules"]) | cluster_part == granted,
               "watchNamespace: Role + ClusterRole %s != cluster-wide ClusterRole"
               % sorted((rule_set(role[0]["rules"]) | cluster_part) ^ granted))
-    rb = find(ns, "RoleBinding", "dgd-operator")
+    rb = find(ns, "RoleBinding", CLUSTER_NAME)
     check(len(rb) == 1 and rb[0]["metadata"]["namespace"] == "team-a" and
           rb[0]["subjects"] == [{"kind": "ServiceAccount", "name": "dgd-operator", "namespace": "dgd-system"}] and
-          rb[0]["roleRef"]["name"] == "dgd-operator", "watchNamespace: RoleBinding to the ServiceAccount")
+          rb[0]["roleRef"]["name"] == CLUSTER_NAME, "watchNamespace: RoleBinding to the ServiceAccount")
     c = deployment(ns)["spec"]["template"]["spec"]["containers"][0]
     check("--namespace=team-a" in c["args"], "watchNamespace: --namespace=team-a in %r" % c["args"])
 
@@ -313,7 +315,7 @@ def test_rbac():
 
 
 def test_optional_variants():
-    objs = objects(["metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.labels={release: prom}"])
+    objs = objects(["metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.labels.release=prom"])
     sm = find(objs, "ServiceMonitor", "dgd-operator")
     check(len(sm) == 1, "serviceMonitor.enabled renders the ServiceMonitor")
     if sm:
@@ -331,19 +333,18 @@ def test_optional_variants():
 
     aff = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["system"]}]}]}}}
-    objs = objects(["affinity=" + yaml.safe_dump(aff, default_flow_style=True).strip(),
-                    "nodeSelector={kubernetes.io/os: linux}",
-                    "tolerations=[{key: dedicated, operator: Exists, effect: NoSchedule}]",
-                    "image.tag=1.2.3", "logFormat=text", "logLevel=debug", "concurrency=8",
-                    "podAnnotations={a: b}", "priorityClassName=system-cluster-critical",
-                    "imagePullSecrets=[{name: regcred}]"])
+    objs = objects(["image.tag=1.2.3", "logFormat=text", "logLevel=debug", "concurrency=8",
+                    "priorityClassName=system-cluster-critical"],
+                   values={"affinity": aff, "nodeSelector": {"kubernetes.io/os": "linux"},
+                           "tolerations": [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}],
+                           "podAnnotations": {"a": "b"}, "imagePullSecrets": [{"name": "regcred"}]})
     pod = deployment(objs)["spec"]["template"]
     spec = pod["spec"]
     c = spec["containers"][0]
     check(spec["affinity"] == aff, "affinity replaces the default: %r" % spec.get("affinity"))
     check(spec.get("nodeSelector") == {"kubernetes.io/os": "linux"}, "nodeSelector")
     check(spec.get("tolerations") == [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}], "tolerations")
-    check(c["image"].endswith(":1.2.3"), "image.tag")
+    check(c["image"] == "ghcr.io/dgd-operator/dgd-operator:1.2.3", "image.tag: %r" % c["image"])
     check({"--log-format=text", "--log-level=debug", "--concurrency=8"} <= set(c["args"]), "log and concurrency flags")
     check(pod["metadata"].get("annotations") == {"a": "b"}, "podAnnotations")
     check(spec.get("priorityClassName") == "system-cluster-critical", "priorityClassName")
@@ -353,19 +354,30 @@ def test_optional_variants():
 def test_every_template_renders_something():
     produced = set()
     for sets in ([], ["createNamespace=true", "watchNamespace=team-a", "metrics.serviceMonitor.enabled=true"]):
-        produced |= {f for f, _, _ in chart_render.render(sets)}
-    for f in chart_render.template_files():
-        check(f in produced, "templates/%s renders nothing in any tested variant" % f)
+        text = chart_lib.template(sets=sets)
+        produced |= set(re.findall(r"^# Source: dgd-operator/(templates/\S+)$", text, re.M))
+    for d, _, files in os.walk(os.path.join(CHART, "templates")):
+        for f in files:
+            rel = os.path.relpath(os.path.join(d, f), CHART)
+            if f.endswith(".yaml"):
+                check(rel in produced, "%s renders nothing in any tested variant" % rel)
 
 
 def test_renderer_is_strict():
-    """The renderer refuses a value values.yaml lacks (what makes the checks above bite)."""
+    """--strict refuses a value values.yaml lacks (what makes the value-path checks bite)."""
+    import shutil
+    import tempfile
+    work = tempfile.mkdtemp()
     try:
-        scope = chart_render.Scope({"Values": {"a": {}}}, {"Values": {"a": {}}}, {}, "t")
-        scope.eval(".Values.a.b")
-    except chart_render.Missing:
-        return
-    FAILURES.append("chart_render accepted a missing value")
+        chart = os.path.join(work, "dgd-operator")
+        shutil.copytree(CHART, chart)
+        with open(os.path.join(chart, "templates", "typo.yaml"), "w") as f:
+            f.write("# {{ .Values.leaderElection.enabledd }}\n")
+        rc, _, err = chart_lib.run("template", "--strict", chart=chart)
+        check(rc == 1 and 'map has no entry for key "enabledd"' in err,
+              "chart-render --strict accepted a missing value: %d %s" % (rc, err))
+    finally:
+        shutil.rmtree(work)
 
 
 def main():

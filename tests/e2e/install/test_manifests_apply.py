@@ -8,7 +8,7 @@ kubectl, the way docs/install.md says to use it:
   Running and Ready; no container runs) with its ServiceAccount and hardened pods;
 - applying again changes nothing, and so does a server-side apply (what Argo CD / Flux do);
 - uninstalling as docs/install.md says (`kubectl delete -f install.yaml -l
-  app.kubernetes.io/name=dgd-operator`) removes the operator and keeps the CRDs and the
+  app.kubernetes.io/component!=crd`) removes the operator and keeps the CRDs and the
   DGDs (a DGD created in between survives).
 """
 import json
@@ -43,7 +43,7 @@ def main():
         out = sim.kubectl("apply", "-f", INSTALL).stdout
         for line in ("customresourcedefinition.apiextensions.k8s.io/dynamographdeployments.nvidia.com created",
                      "namespace/dgd-system unchanged", "serviceaccount/dgd-operator created",
-                     "clusterrole.rbac.authorization.k8s.io/dgd-operator created",
+                     "clusterrole.rbac.authorization.k8s.io/dgd-operator-dgd-system created",
                      "role.rbac.authorization.k8s.io/dgd-operator-leader-election created",
                      "deployment.apps/dgd-operator created", "service/dgd-operator-metrics created",
                      "poddisruptionbudget.policy/dgd-operator created"):
@@ -85,11 +85,11 @@ def main():
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "dynamo"}}))
         sim.kubectl("apply", "-n", "dynamo", "-k",
                     os.path.join(ROOT, "recipes", "deepseek-v4.1-flash", "vllm", "agg-h200-agentic"))
-        gone = sim.kubectl("delete", "-f", INSTALL, "-l", "app.kubernetes.io/name=dgd-operator", "--wait=true",
+        gone = sim.kubectl("delete", "-f", INSTALL, "-l", "app.kubernetes.io/component!=crd", "--wait=true",
                            "--timeout=60s", timeout=90).stdout
         assert "customresourcedefinition" not in gone, gone
         assert "deployment.apps \"dgd-operator\" deleted" in gone, gone
-        assert "clusterrole.rbac.authorization.k8s.io \"dgd-operator\" deleted" in gone, gone
+        assert "clusterrole.rbac.authorization.k8s.io \"dgd-operator-dgd-system\" deleted" in gone, gone
         sim.kubectl("get", "crd", "dynamographdeployments.nvidia.com")
         left = sim.kubectl("get", "dgd", "-n", "dynamo", "-o", "name").stdout.split()
         assert left == ["dynamographdeployment.nvidia.com/dsv41-flash-vllm-h200-agg-agentic"], left

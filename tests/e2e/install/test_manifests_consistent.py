@@ -1,28 +1,25 @@
 #!/usr/bin/python3
 """deploy/manifests/install.yaml is the Helm chart's defaults (docs/install.md).
 
-1. It is byte for byte what deploy/tools/chart_render.py --write-install produces from
-   the chart and crds/ (so an edit of either without regenerating fails here).
-2. Read from the template files' text, without any renderer: every object of install.yaml
-   has a template of the same kind and name, and every template object is in install.yaml
-   unless its template is switched off by default (ServiceMonitor, the one-namespace Role
-   and RoleBinding); the Namespace template is the one install.yaml switches on.
-3. Its CRDs are the top-level crds/ files.
+1. It is byte for byte what `chart-render install-yaml` produces from the chart and the
+   repository's crds/ (so an edit of either without regenerating fails here).
+2. Its CRDs are the repository's crds/ files, object for object, with only the chart's
+   standard labels and the helm.sh/resource-policy annotation added; the chart's own copy
+   (files/crds/) is byte for byte crds/.
+3. It holds every object of the chart's default render, plus the Namespace, without the
+   `helm test` Pod (kubectl apply would run it as an ordinary Pod).
 """
 import os
-import re
 import sys
 
 import yaml
 
-ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "deploy", "tools"))
-import chart_render  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chart_lib  # noqa: E402
+from chart_lib import ROOT  # noqa: E402
 
 INSTALL = os.path.join(ROOT, "deploy", "manifests", "install.yaml")
-TEMPLATES = os.path.join(ROOT, "deploy", "helm", "dgd-operator", "templates")
-RELEASE_NAME, RELEASE_NS = "dgd-operator", "dgd-system"
+REGENERATE = "run deploy/tools/chart-render.sh write-install ."
 FAILURES = []
 
 
@@ -31,103 +28,63 @@ def install_objects():
         return [o for o in yaml.safe_load_all(f) if o]
 
 
-def default_values():
-    _, values = chart_render.load_chart()
-    values["createNamespace"] = True  # the one setting install.yaml adds (chart_render.INSTALL_SETS)
-    return values
+def repository_crds():
+    out = {}
+    for d in (os.path.join(ROOT, "crds"), os.path.join(chart_lib.CHART, "files", "crds")):
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".yaml"):
+                with open(os.path.join(d, f), "rb") as fh:
+                    out.setdefault(f, []).append(fh.read())
+    for f, copies in sorted(out.items()):
+        if len(copies) != 2 or copies[0] != copies[1]:
+            FAILURES.append("the chart's files/crds/%s is not crds/%s (%s)" % (f, f, REGENERATE))
+    return {c["metadata"]["name"]: c for c in (yaml.safe_load(v[0]) for v in out.values())}
 
 
-def value_at(values, path):
-    cur = values
-    for p in path.split("."):
-        cur = cur[p]
-    return cur
-
-
-def template_objects(values):
-    """(file, kind, name, on-by-default) for each object of each template, read as text.
-    A condition is a line `{{- if [not] .Values.x }}` ... `{{- end }}` around the object."""
-    out = []
-    for fname in sorted(os.listdir(TEMPLATES)):
-        if not fname.endswith(".yaml"):
-            continue
-        with open(os.path.join(TEMPLATES, fname)) as f:
-            lines = f.read().split("\n")
-        conds = []  # stack of bool (None: not a top-level object condition)
-        kind = None
-        for line in lines:
-            m = re.match(r"^\{\{-? if (not )?\.Values\.([\w.]+) -?\}\}$", line)
-            if m:
-                v = bool(value_at(values, m.group(2)))
-                conds.append(not v if m.group(1) else v)
-                continue
-            if re.match(r"^\s*\{\{-? (if|with|range) ", line):
-                conds.append(None)
-                continue
-            if re.match(r"^\s*\{\{-? end -?\}\}$", line):
-                conds.pop()
-                continue
-            if line.strip() == "---":
-                kind = None
-                continue
-            m = re.match(r"^kind: (\w+)$", line)
-            if m:
-                kind = m.group(1)
-                continue
-            m = re.match(r"^  name: (.+)$", line)
-            if m and kind:
-                name = m.group(1).replace("{{ .Release.Name }}", RELEASE_NAME)
-                name = name.replace("{{ .Release.Namespace }}", RELEASE_NS)
-                on = all(c is not False for c in conds)
-                out.append((fname, kind, name, on))
-                kind = None
-    return out
+def without_chart_metadata(crd):
+    """The CRD without what the chart adds: its labels and the keep annotation."""
+    c = yaml.safe_load(yaml.safe_dump(crd))
+    meta = c["metadata"]
+    meta.pop("labels", None)
+    ann = meta.pop("annotations", {}) or {}
+    ann.pop("helm.sh/resource-policy", None)
+    if ann:
+        meta["annotations"] = ann
+    return c
 
 
 def main():
     with open(INSTALL) as f:
         current = f.read()
-    if current != chart_render.install_yaml_text():
-        FAILURES.append("deploy/manifests/install.yaml is not the chart's defaults: run "
-                        "/usr/bin/python3 deploy/tools/chart_render.py --write-install")
+    if current != chart_lib.install_yaml_text():
+        FAILURES.append("deploy/manifests/install.yaml is not the chart's defaults: " + REGENERATE)
 
     objs = install_objects()
-    tpl = template_objects(default_values())
-    check_names = {(k, n) for _, k, n, _ in tpl}
-    if len(tpl) < 8:
-        FAILURES.append("read only %d template objects: the text scan is broken" % len(tpl))
-    for o in objs:
-        key = (o["kind"], o["metadata"]["name"])
-        if o["kind"] == "CustomResourceDefinition":
-            continue
-        if key not in check_names:
-            FAILURES.append("install.yaml: %s %s has no template" % key)
-    present = {(o["kind"], o["metadata"]["name"]) for o in objs}
-    for fname, kind, name, on in tpl:
-        if on and (kind, name) not in present:
-            FAILURES.append("templates/%s: %s %s (on by default) is missing from install.yaml" % (fname, kind, name))
-        if not on and (kind, name) in present and (kind, name) not in {(k, n) for _, k, n, o in tpl if o}:
-            FAILURES.append("templates/%s: %s %s is off by default but in install.yaml" % (fname, kind, name))
-    off = sorted((k, n) for _, k, n, o in tpl if not o)
-    if ("ServiceMonitor", RELEASE_NAME) not in off:
-        FAILURES.append("the ServiceMonitor template should be off by default: %s" % off)
-
-    crds = {}
-    d = os.path.join(ROOT, "crds")
-    for f in sorted(os.listdir(d)):
-        if f.endswith(".yaml"):
-            with open(os.path.join(d, f)) as fh:
-                c = yaml.safe_load(fh)
-            crds[c["metadata"]["name"]] = c
+    crds = {k: without_chart_metadata(v) for k, v in repository_crds().items()}
     in_install = {o["metadata"]["name"]: o for o in objs if o["kind"] == "CustomResourceDefinition"}
-    if in_install != crds:
-        FAILURES.append("install.yaml CRDs differ from crds/ (%s vs %s)" % (sorted(in_install), sorted(crds)))
+    if sorted(in_install) != sorted(crds):
+        FAILURES.append("install.yaml CRDs %s != crds/ %s" % (sorted(in_install), sorted(crds)))
+    for name, crd in in_install.items():
+        if name in crds and without_chart_metadata(crd) != crds[name]:
+            FAILURES.append("install.yaml's CRD %s differs from crds/ beyond the chart's labels" % name)
+        if crd["metadata"].get("annotations", {}).get("helm.sh/resource-policy") != "keep":
+            FAILURES.append("install.yaml's CRD %s lacks helm.sh/resource-policy: keep" % name)
+
+    chart = {(o["kind"], o["metadata"]["name"]) for o in chart_lib.objects(sets=["createNamespace=true"])}
+    present = {(o["kind"], o["metadata"]["name"]) for o in objs}
+    test_pods = {k for k in chart if k[0] == "Pod"}
+    if not test_pods:
+        FAILURES.append("the chart renders no helm test Pod")
+    if present != chart - test_pods:
+        FAILURES.append("install.yaml objects differ from the chart's: missing %s, extra %s"
+                        % (sorted(chart - test_pods - present), sorted(present - (chart - test_pods))))
+    if [o["metadata"]["name"] for o in objs if o["kind"] == "Namespace"] != ["dgd-system"]:
+        FAILURES.append("install.yaml must create the namespace dgd-system")
 
     if FAILURES:
         print("\n".join("FAIL: " + f for f in FAILURES))
         return 1
-    print("ok: %d objects, %d template objects (%d off by default)" % (len(objs), len(tpl),
-                                                                      sum(1 for t in tpl if not t[3])))
+    print("ok: %d objects, %d CRDs" % (len(objs), len(in_install)))
     return 0
 
 

@@ -24,8 +24,8 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "deploy", "tools"))
-import chart_render  # noqa: E402
+sys.path.insert(0, HERE)
+import chart_lib  # noqa: E402
 
 RBAC_KINDS = ("Role", "ClusterRole")
 FORBIDDEN_RESOURCES = {"secrets", "serviceaccounts/token", "pods/exec", "pods/attach", "pods/portforward",
@@ -105,7 +105,7 @@ def uncovered(objs, ns, worker_roles):
 
 def rendered_worker_roles(ns):
     dgdctl = os.environ.get("DGDCTL") or os.path.join(ROOT, "build", "dgdctl")
-    out = subprocess.run([dgdctl, "render", "-f", os.path.join(ROOT, "recipes", RECIPE, "dgd.yaml"), "-n", ns,
+    out = subprocess.run([dgdctl, "render", "-f", os.path.join(ROOT, "recipes", RECIPE, "deploy.yaml"), "-n", ns,
                           "-o", "json"], capture_output=True, text=True, check=True).stdout
     doc = json.loads(out)
     items = doc["items"] if isinstance(doc, dict) and "items" in doc else doc
@@ -121,10 +121,10 @@ def install_objects():
 
 def variants():
     yield "install.yaml", install_objects(), "dynamo"
-    yield "chart defaults", [o for _, _, o in chart_render.render()], "dynamo"
-    yield "chart watchNamespace=team-a", [o for _, _, o in chart_render.render(["watchNamespace=team-a"])], "team-a"
+    yield "chart defaults", chart_lib.objects(), "dynamo"
+    yield "chart watchNamespace=team-a", chart_lib.objects(sets=["watchNamespace=team-a"]), "team-a"
     yield "chart leaderElection.enabled=false", \
-        [o for _, _, o in chart_render.render(["leaderElection.enabled=false"])], "dynamo"
+        chart_lib.objects(sets=["leaderElection.enabled=false", "replicaCount=1"]), "dynamo"
 
 
 def self_test(objs, ns, workers):

@@ -6,20 +6,21 @@ bash (set -euo pipefail) from the repository root, with kubectl pointed at a pri
 kube-sim that simulates an H200 cluster (profile h200-4x). kube-sim runs no containers:
 after the first block (the install) the test starts the dgd-operator binary in place of the
 operator pods, with the args of the Deployment that block created (only the listen
-addresses moved to free local ports), authenticated as the install's ServiceAccount
-(a bearer token for system:serviceaccount:dgd-system:dgd-operator), with the Lease in the
-install's namespace. When the smoke block is there, an OpenAI stand-in answers for the
-recipe's frontend Service (kube-sim's service proxy forwards to it).
+addresses moved to port 0 on the loopback; the operator logs the ports it bound),
+authenticated as the install's ServiceAccount (a bearer token for
+system:serviceaccount:dgd-system:dgd-operator), with the Lease in the install's namespace.
+For the smoke block, an OpenAI stand-in answers for the recipe's frontend Service
+(kube-sim's service proxy forwards to it).
 
 Checks: every block exits 0; the DGD is Ready for its generation; the operator held the
 Lease named by its flags; no request of the operator was refused (403); the smoke test
-printed the model's READY.
+printed the model's READY. A Quickstart without the smoke block, or a dgdctl without
+`smoke`, fails.
 """
 import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kubesim import KubeSim  # noqa: E402
+from operator_listen import wait_bound_addresses  # noqa: E402
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -41,12 +43,6 @@ def quickstart_blocks():
     assert len(blocks) >= 3, "README.md: expected the Quickstart's ```sh quickstart blocks, found %d" % len(blocks)
     assert "deploy/manifests/install.yaml" in blocks[0], "the first quickstart block must install the operator"
     return blocks
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_status(url):
@@ -89,13 +85,14 @@ def sa_kubeconfig(sim, path, token):
 def main():
     blocks = quickstart_blocks()
     smoke_blocks = [b for b in blocks if "dgdctl smoke" in b]
+    # The smoke step is part of the Quickstart: its block, the command and the stand-in
+    # that plays the frontend must all be there.
+    assert smoke_blocks, "README.md: the Quickstart has no ```sh quickstart block running `dgdctl smoke`"
     standin_py = os.path.join(ROOT, "tests", "standin", "openai_standin.py")
-    if smoke_blocks and not (os.path.exists(standin_py) and subprocess.run(
-            [os.environ["DGDCTL"], "smoke", "--help"], capture_output=True).returncode == 0):
-        # README marks the step as coming until dgdctl smoke is in the tree.
-        print("NOTE: dgdctl smoke or the OpenAI stand-in is not built: the smoke block is not run")
-        blocks = [b for b in blocks if b not in smoke_blocks]
-        smoke_blocks = []
+    assert os.path.exists(standin_py), "the OpenAI stand-in is missing: " + standin_py
+    smoke_help = subprocess.run([os.environ["DGDCTL"], "smoke", "--help"], capture_output=True, text=True)
+    assert smoke_help.returncode == 0, "dgdctl smoke --help failed (%d):\n%s%s" % (
+        smoke_help.returncode, smoke_help.stdout, smoke_help.stderr)
     ns = re.search(r"export NAMESPACE=(\S+)", "".join(blocks)).group(1)
     dgd = re.search(r"dgd/([a-z0-9-]+)", "".join(blocks)).group(1)
     dgdctl = os.environ["DGDCTL"]
@@ -119,13 +116,13 @@ def main():
             pod = dep["spec"]["template"]["spec"]
             assert pod["serviceAccountName"] == "dgd-operator", pod["serviceAccountName"]
             container = pod["containers"][0]
-            health, metrics = free_port(), free_port()
+            # Port 0: each listener takes the port the kernel gives it and logs it.
             args = []
             for a in container["args"]:
                 if a.startswith("--health-addr="):
-                    a = "--health-addr=127.0.0.1:%d" % health
+                    a = "--health-addr=127.0.0.1:0"
                 elif a.startswith("--metrics-addr="):
-                    a = "--metrics-addr=127.0.0.1:%d" % metrics
+                    a = "--metrics-addr=127.0.0.1:0"
                 args.append(a)
             lease = next(a.split("=", 1)[1] for a in args if a.startswith("--leader-election-id="))
             token = "quickstart-operator-token"
@@ -139,23 +136,23 @@ def main():
                 op = subprocess.Popen([operator] + args + ["--kubeconfig", kc], stdout=log, stderr=subprocess.STDOUT)
             # What the readiness probe waits for.
             probe = container["readinessProbe"]["httpGet"]
+            health = wait_bound_addresses(op_log, op)["probes"]
 
             def operator_ready():
                 if op.poll() is not None:
                     raise AssertionError("operator exited %d" % op.returncode)
-                return http_status("http://127.0.0.1:%d%s" % (health, probe["path"])) == 200
+                return http_status("http://%s%s" % (health, probe["path"])) == 200
             wait_until("operator " + probe["path"], operator_ready)
 
-            if smoke_blocks:
-                # The frontend, played by the OpenAI stand-in behind the Service's proxy.
-                port_file = os.path.join(work, "standin.port")
-                standin = subprocess.Popen(["/usr/bin/python3", standin_py, "--port", "0", "--port-file", port_file,
-                                            "--mode", "ready"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                wait_until("stand-in port", lambda: os.path.exists(port_file))
-                with open(port_file) as f:
-                    sport = int(f.read().strip())
-                sim.admin("/sim/v1/services/proxy", "POST", {"namespace": ns, "name": dgd + "-frontend",
-                                                             "url": "http://127.0.0.1:%d" % sport})
+            # The frontend, played by the OpenAI stand-in behind the Service's proxy.
+            port_file = os.path.join(work, "standin.port")
+            standin = subprocess.Popen(["/usr/bin/python3", standin_py, "--port", "0", "--port-file", port_file,
+                                        "--mode", "ready"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_until("stand-in port", lambda: os.path.exists(port_file))
+            with open(port_file) as f:
+                sport = int(f.read().strip())
+            sim.admin("/sim/v1/services/proxy", "POST", {"namespace": ns, "name": dgd + "-frontend",
+                                                         "url": "http://127.0.0.1:%d" % sport})
 
             out = run_block("\n".join(blocks[1:]), env, timeout=300)
 
@@ -169,10 +166,7 @@ def main():
             assert not refused, "the operator was refused: %s" % refused[:5]
             ours = [r for r in sim.requests(since=0) if r.get("user") == SA_USER]
             assert ours, "no request came from the operator's ServiceAccount"
-            if smoke_blocks:
-                assert "READY" in out, "the smoke test did not print the answer:\n" + out
-            else:
-                print("NOTE: README has no `dgdctl smoke` block yet")
+            assert "READY" in out, "the smoke test did not print the answer:\n" + out
             assert op.poll() is None, "operator exited %s" % op.returncode
             op.send_signal(signal.SIGTERM)
             rc = op.wait(timeout=60)

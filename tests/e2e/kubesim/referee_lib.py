@@ -15,7 +15,7 @@ import urllib.parse
 SOURCE_DIR = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 DGD_CRD = os.path.join(SOURCE_DIR, "crds", "nvidia.com_dynamographdeployments.yaml")
-DGD_RECIPE = os.path.join(SOURCE_DIR, "recipes", "deepseek-v4.1-flash", "vllm", "agg-h200-agentic", "dgd.yaml")
+DGD_RECIPE = os.path.join(SOURCE_DIR, "recipes", "deepseek-v4.1-flash", "vllm", "agg-h200-agentic", "deploy.yaml")
 CM = "/api/v1/namespaces/default/configmaps"
 
 

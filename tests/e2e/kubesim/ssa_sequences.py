@@ -199,7 +199,9 @@ def dgd_apply(rng, name):
     if components:
         spec["components"] = components                                        # map by name
     if maybe(rng, 0.3):
-        spec["restart"] = {"id": rng.choice(["r1", "r2"])}                      # preserve-unknown-fields
+        pick = rng.choice(["r1", "r2"])
+        if components:                                                          # preserve-unknown-fields
+            components[0]["podTemplate"] = {"metadata": {"annotations": {"example.com/id": pick}}}
     obj["spec"] = spec
     return obj
 

@@ -15,7 +15,7 @@ import yaml
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "operator"))
 from binaries import find_binary  # noqa: E402
 from kubesim import KubeSim  # noqa: E402
-from oplib import RECIPE_PROFILES, OperatorEnv, condition  # noqa: E402
+from oplib import RECIPE_PROFILES, OperatorEnv, condition, recipe_dir  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 INSTALL = os.path.join(ROOT, "deploy", "manifests", "install.yaml")
@@ -48,11 +48,13 @@ def shipped_manifests(refusals):
         sim.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": namespaces}))
         dry_runs(sim, "deploy/manifests/install.yaml", install, refusals)
         sim.kubectl("apply", "-f", INSTALL)  # the CRDs and the namespace, for what follows
-        chart = run(sys.executable, os.path.join(ROOT, "deploy", "tools", "chart_render.py"))
+        sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "install"))
+        import chart_lib
+        chart = chart_lib.template()
         assert "kind: Deployment" in chart, chart[:200]
-        dry_runs(sim, "deploy/helm/dgd-operator (chart_render.py)", chart, refusals)
+        dry_runs(sim, "deploy/helm/dgd-operator (chart-render)", chart, refusals)
         for recipe in sorted(RECIPE_PROFILES):
-            dgd_text = sim.kubectl("kustomize", os.path.join(ROOT, "recipes", recipe)).stdout
+            dgd_text = sim.kubectl("kustomize", recipe_dir(recipe)).stdout
             dgd = yaml.safe_load(dgd_text)
             dry_runs(sim, recipe + " DGD", dgd_text, refusals)
             # The children name their DGD as owner: create it, so the references carry its uid.

@@ -6,8 +6,10 @@ profile, the CRDs, and a dgd-operator process against it.
         env.wait_ready(dgd)
         env.operator_writes(since=seq)     # writes the operator made (request log)
 
-Each test file builds its own env (free ports, own temp dir), so ctest -j runs them in
-parallel. Waits poll with generous deadlines; nothing asserts a duration.
+Each test file builds its own env (kube-sim and the operator's /metrics on ports they bind
+themselves, own temp dir), so ctest -j runs them in parallel. Waits poll with generous
+deadlines; nothing asserts a duration. "Nothing happened" is asserted after the operator
+has provably processed a change (reconcile_now(), wait_reconciled()), never after a pause.
 """
 import json
 import os
@@ -16,16 +18,21 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from binaries import find_binary  # noqa: E402
 from kubesim import KubeSim  # noqa: E402
+from recipe_paths import recipe_dir, recipe_file  # noqa: E402,F401
+from operator_listen import wait_bound_addresses  # noqa: E402
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 WRITE_VERBS = {"create", "update", "patch", "delete", "deletecollection"}
 OPERATOR_UA_PREFIX = "dgd-operator/"
 LEASE_UA = "dgd-operator/leader-election"
+CONTROLLER = "dynamographdeployment"  # the DGD controller's (and its work queue's) name
+MARKER_ANNOTATION = "e2e.nvidia.com/reconcile-marker"
 
 # Recipe -> a cluster profile it fits.
 RECIPE_PROFILES = {
@@ -49,9 +56,9 @@ def find_operator():
 
 
 def dgd_name_of(recipe):
-    """metadata.name of a recipe's dgd.yaml (what the recipe page's awk line extracts)."""
+    """metadata.name of a recipe's deploy.yaml (what the recipe page's awk line extracts)."""
     import yaml
-    with open(os.path.join(ROOT, "recipes", recipe, "dgd.yaml")) as f:
+    with open(recipe_file(recipe)) as f:
         return yaml.safe_load(f)["metadata"]["name"]
 
 
@@ -75,8 +82,9 @@ def wait_until(what, fn, timeout=90, interval=0.2):
 
 
 class OperatorEnv:
-    def __init__(self, profile="h200-4x", sim_args=None, operator_args=None, crds=True):
+    def __init__(self, profile="h200-4x", sim_args=None, operator_args=None, crds=True, start=True):
         self.profile = profile
+        self.start = start  # False: the test calls start_operator() itself
         self.sim_args = list(sim_args or [])
         self.operator_args = list(operator_args or [])
         self.crds = crds
@@ -84,6 +92,8 @@ class OperatorEnv:
         self.op = None
         self.op_log_path = None
         self._op_logs = []
+        self._metrics_address = None
+        self._markers = 0
 
     # -- lifecycle ------------------------------------------------------------
     def __enter__(self):
@@ -99,7 +109,8 @@ class OperatorEnv:
         try:
             if self.crds:
                 self.install_crds()
-            self.start_operator()
+            if self.start:
+                self.start_operator()
         except Exception:
             self.__exit__(None, None, None)
             raise
@@ -120,13 +131,17 @@ class OperatorEnv:
         self.kubectl("wait", "--for=condition=Established", "crd/dynamographdeployments.nvidia.com",
                      "--timeout=30s")
 
-    def start_operator(self, extra=None):
+    def start_operator(self, extra=None, kubeconfig=None, log_level="debug", lease_namespace="default"):
+        """Starts dgd-operator with kube-sim's admin kubeconfig, or `kubeconfig`."""
         assert self.op is None
         self.op_log_path = os.path.join(self.sim.dir, "operator-%d.log" % len(self._op_logs))
         self._op_logs.append(self.op_log_path)
         log = open(self.op_log_path, "w")
-        args = [find_operator(), "run", "--kubeconfig", self.sim.kubeconfig, "--metrics-addr", "0",
-                "--health-addr", "0", "--leader-election-namespace", "default", "--log-level", "debug"]
+        # /metrics on a port the operator binds itself (it logs the port).
+        self._metrics_address = None
+        args = [find_operator(), "run", "--kubeconfig", kubeconfig or self.sim.kubeconfig, "--metrics-addr",
+                "127.0.0.1:0", "--health-addr", "0", "--leader-election-namespace", lease_namespace,
+                "--log-level", log_level]
         self.op = subprocess.Popen(args + self.operator_args + list(extra or []), stdout=log,
                                    stderr=subprocess.STDOUT)
         log.close()
@@ -179,7 +194,7 @@ class OperatorEnv:
         return json.loads(self.kubectl(*args).stdout)["items"]
 
     # -- scenario steps -----------------------------------------------------------
-    def prepare_namespace(self, ns, claim="shared-model-cache"):
+    def prepare_namespace(self, ns, claim="shared-model-cache", hf_token="test-token"):
         """What the recipe page asks for first: namespace, token secret, model cache PVC."""
         # apply, not the page's `kubectl create`: several recipes of a test share a namespace
         # (the page's commands verbatim are tested in e2e/kubesim/test_kubectl_create.py).
@@ -187,19 +202,19 @@ class OperatorEnv:
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))
         self.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(
             {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hf-token-secret"},
-             "stringData": {"HF_TOKEN": "test-token"}}))
+             "stringData": {"HF_TOKEN": hf_token}}))
         pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                "metadata": {"name": claim},
                "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Ti"}}}}
         self.kubectl("apply", "-n", ns, "-f", "-", input=json.dumps(pvc))
 
-    def apply_recipe(self, recipe, ns="dynamo"):
+    def apply_recipe(self, recipe, ns="dynamo", hf_token="test-token"):
         """kubectl apply -k recipes/<recipe> -n ns; returns the DGD name."""
         import yaml
-        with open(os.path.join(ROOT, "recipes", recipe, "dgd.yaml")) as f:
+        with open(recipe_file(recipe)) as f:
             cache = ((yaml.safe_load(f)["spec"].get("model") or {}).get("cache") or {})
-        self.prepare_namespace(ns, cache.get("claimName", "shared-model-cache"))
-        self.kubectl("apply", "-k", os.path.join(ROOT, "recipes", recipe), "-n", ns)
+        self.prepare_namespace(ns, cache.get("claimName", "shared-model-cache"), hf_token)
+        self.kubectl("apply", "-k", recipe_dir(recipe), "-n", ns)
         return dgd_name_of(recipe)
 
     def dgd(self, name, ns="dynamo"):
@@ -224,6 +239,50 @@ class OperatorEnv:
     def pod_names(self, selector, ns="dynamo"):
         return sorted(p["metadata"]["name"] for p in self.items("pods", ns, selector))
 
+    # -- what the operator has processed -----------------------------------------------
+    def metrics_text(self):
+        """The running operator's /metrics, as served."""
+        if self._metrics_address is None:
+            self._metrics_address = wait_bound_addresses(self.op_log_path, self.op, want=("metrics",))["metrics"]
+        with urllib.request.urlopen("http://%s/metrics" % self._metrics_address, timeout=10) as r:
+            return r.read().decode()
+
+    def metrics(self):
+        """The running operator's /metrics: {(name, frozenset of label items): value}."""
+        from prometheus_client.parser import text_string_to_metric_families
+        out = {}
+        for family in text_string_to_metric_families(self.metrics_text()):
+            for sample in family.samples:
+                out[(sample.name, frozenset(sample.labels.items()))] = sample.value
+        return out
+
+    def queue_state(self):
+        """The DGD controller's work queue: {"adds", "queued", "taken", "finished"}."""
+        m = self.metrics()
+        q = frozenset({("name", CONTROLLER)})
+        return {"adds": m.get(("workqueue_adds_total", q), 0), "queued": m.get(("workqueue_depth", q), 0),
+                "taken": m.get(("workqueue_queue_duration_seconds_count", q), 0),
+                "finished": m.get(("workqueue_work_duration_seconds_count", q), 0)}
+
+    def wait_reconciled(self, since, what="the operator to finish reconciling", timeout=90):
+        """Waits until, after `since` (a queue_state() taken before a change), a key was added
+        and a reconcile taken, and every reconcile taken has finished with none queued: the
+        operator has processed the change. (Adds of other keys could satisfy the first part
+        early; in a settled cluster there are none.)"""
+        def idle():
+            q = self.queue_state()
+            return (q["adds"] > since["adds"] and q["taken"] > since["taken"] and q["queued"] == 0
+                    and q["taken"] == q["finished"])
+        wait_until(what, idle, timeout=timeout)
+
+    def reconcile_now(self, name, ns="dynamo"):
+        """Makes the operator reconcile DGD ns/name once more (an annotation: outside spec
+        and status, so there is nothing to do) and waits until that reconcile has finished."""
+        self._markers += 1
+        since = self.queue_state()
+        self.kubectl("annotate", "dgd", name, "-n", ns, "--overwrite", "%s=%d" % (MARKER_ANNOTATION, self._markers))
+        self.wait_reconciled(since, "the reconcile of %s/%s after marker %d" % (ns, name, self._markers))
+
     # -- request log ----------------------------------------------------------------
     def last_seq(self):
         return self.sim.admin("/sim/v1/requests?since=%d" % (1 << 62))["lastSeq"]
@@ -239,7 +298,3 @@ class OperatorEnv:
                 out.append(r)
         return out
 
-
-def quiet_seconds():
-    """The zero-writes window (DGD_E2E_QUIET_SECONDS, default 30 s)."""
-    return float(os.environ.get("DGD_E2E_QUIET_SECONDS", "30"))

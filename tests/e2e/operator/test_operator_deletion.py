@@ -14,7 +14,7 @@ import os
 
 import yaml
 
-from oplib import ROOT, OperatorEnv, wait_until
+from oplib import ROOT, recipe_file, OperatorEnv, wait_until
 
 RECIPE = "deepseek-v4.1-flash/vllm/agg-h200-agentic"
 NS = "dynamo"
@@ -22,7 +22,7 @@ LABEL = "nvidia.com/dynamo-graph-deployment-name"
 
 
 def recipe_doc(name):
-    with open(os.path.join(ROOT, "recipes", RECIPE, "dgd.yaml")) as f:
+    with open(recipe_file(RECIPE)) as f:
         doc = yaml.safe_load(f)
     doc["metadata"]["name"] = name
     return doc
@@ -70,9 +70,10 @@ def main():
         assert d is not None and d["metadata"].get("deletionTimestamp"), d
         assert "argocd.example.com/keep" in d["metadata"].get("finalizers", []), d["metadata"]
         assert not owned_children(env, argo)
+        # Once the operator has reconciled it again (a marker annotation), it has still
+        # written nothing to it or its children.
         seq = env.last_seq()
-        import time
-        time.sleep(2)
+        env.reconcile_now("del-argo", NS)
         writes = [w for w in env.operator_writes(since=seq) if w["resource"] != "events"]
         assert not writes, writes
         env.kubectl("patch", "dgd", "del-argo", "-n", NS, "--type=json", "-p", json.dumps(

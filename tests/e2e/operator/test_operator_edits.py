@@ -6,15 +6,16 @@ No simulated nodes are needed here: what is checked is what the operator writes.
     child written or deleted;
   - a component removed: its Deployment and Service are deleted, nothing else;
   - drift: worker args edited by hand are restored, a Service deleted by hand is re-created;
-  - at rest: no write from the operator for a quiet period, and none after a restart.
+  - at rest: a reconcile with nothing to do writes nothing, and neither does a restart.
+"Nothing written" is checked once the operator has provably processed what came before
+(a later generation observed, or a reconcile it was made to run finished: oplib).
 """
 import json
 import os
-import time
 
 import yaml
 
-from oplib import ROOT, OperatorEnv, condition, quiet_seconds, wait_until
+from oplib import ROOT, recipe_dir, recipe_file, OperatorEnv, condition, wait_until
 
 RECIPE = "deepseek-v4.1-flash/vllm/disagg-h200-agentic"
 NS = "dynamo"
@@ -76,7 +77,12 @@ def main():
         warn = wait_until("InvalidSpec event", lambda: [e for e in env.items("events", NS)
                                                         if e["reason"] == "InvalidSpec" and e["type"] == "Warning"])
         assert "spec.components[" in warn[0]["message"], warn[0]["message"]
-        time.sleep(1)
+        # A second invalid edit, observed: every pass over the first one has ended (a DGD
+        # is reconciled by one worker at a time), and the second wrote no child either.
+        gen2 = merge_patch(env, name, {"spec": {"components": [
+            {"name": "DecodeWorker", "type": "decode", "engine": {"tensorParallelSize": 5}}]}})
+        wait_until("generation %d observed" % gen2, lambda: (lambda d: d if (condition(d, "SpecValid") or {}).get("status") == "False"
+                                                             and d["status"]["observedGeneration"] == gen2 else None)(env.dgd(name, NS)))
         writes = env.operator_writes(since=seq)
         bad = [w for w in writes if not (w["resource"] == "events" or
                                           (w["resource"] == "dynamographdeployments" and w["subresource"] == "status"))]
@@ -99,7 +105,7 @@ def main():
         wait_until("Service re-created", lambda: env.get("svc", name + "-frontend", NS, check=False))
 
         # --- removing a component deletes its Deployment and Service, nothing else.
-        with open(env_recipe_path(RECIPE) + "/dgd.yaml") as f:
+        with open(recipe_file(RECIPE)) as f:
             doc_add = yaml.safe_load(f)
         frontend = next(c for c in doc_add["spec"]["components"] if c["type"] == "frontend")
         doc_add["spec"]["components"].append(dict(frontend, name="Frontend2"))
@@ -113,18 +119,23 @@ def main():
         expect = {k: u for k, u in keep.items() if not k.endswith("-frontend2")}
         assert left == expect, (sorted(left), sorted(expect))
 
-        # --- zero writes at rest, and none after a restart.
+        # --- zero writes at rest, and none after a restart. Without nodes nothing moves the
+        # children any more; one reconcile brings the DGD's status up to date with them, the
+        # next one, with nothing to do, must write nothing.
         wait_until("status current", lambda: settled(env, name, env.dgd(name, NS)["metadata"]["generation"]))
-        time.sleep(1)
+        env.reconcile_now(name, NS)
         seq = env.last_seq()
-        time.sleep(quiet_seconds())
+        env.reconcile_now(name, NS)
         writes = env.operator_writes(since=seq)
         assert not writes, "writes at rest: %s" % writes
         env.stop_operator()
         seq = env.last_seq()
         env.start_operator()
         wait_until("operator leading again", lambda: "became leader" in env.operator_log().split("dgd-operator 0.1.0")[-1])
-        time.sleep(quiet_seconds())
+        # The restarted operator's first pass over the DGD (its informer's initial list),
+        # then one more it is made to run.
+        env.wait_reconciled({"adds": 0, "taken": 0}, "the restarted operator's first reconcile")
+        env.reconcile_now(name, NS)
         assert env.operator_alive()
         writes = env.operator_writes(since=seq)
         assert not writes, "writes after restart: %s" % writes
@@ -134,7 +145,7 @@ def main():
 
 
 def env_recipe_path(recipe):
-    return os.path.join(ROOT, "recipes", recipe)
+    return recipe_dir(recipe)
 
 
 if __name__ == "__main__":

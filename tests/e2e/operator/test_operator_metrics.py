@@ -14,15 +14,14 @@
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oplib import OperatorEnv, condition, find_operator, wait_until  # noqa: E402
+from operator_listen import wait_bound_addresses  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from binaries import find_binary  # noqa: E402
@@ -44,15 +43,7 @@ spec:
 """
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def scrape(port):
-    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
-        text = r.read().decode()
+def parse(text):
     samples = []
     for line in text.splitlines():
         if not line or line.startswith("#"):
@@ -67,25 +58,6 @@ def series(samples, name, **labels):
     return [(l, v) for n, l, v in samples if n == name and all(l.get(k) == w for k, w in labels.items())]
 
 
-class MetricsEnv(OperatorEnv):
-    """The harness's operator with a metrics address and JSON logs."""
-
-    def __init__(self, port):
-        super().__init__(profile="h200-4x")
-        self.port = port
-
-    def start_operator(self, extra=None):
-        assert self.op is None
-        self.op_log_path = os.path.join(self.sim.dir, "operator-%d.log" % len(self._op_logs))
-        self._op_logs.append(self.op_log_path)
-        log = open(self.op_log_path, "w")
-        args = [find_operator(), "run", "--kubeconfig", self.sim.kubeconfig, "--metrics-addr",
-                "127.0.0.1:%d" % self.port, "--health-addr", "0", "--leader-election-namespace", "default",
-                "--log-format", "json", "--log-level", "debug"]
-        self.op = subprocess.Popen(args + list(extra or []), stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-
-
 failures = []
 
 
@@ -95,20 +67,15 @@ def check(ok, what):
         failures.append(what)
 
 
-port = free_port()
 version_line = subprocess.run([find_operator(), "--version"], capture_output=True, text=True, check=True).stdout.strip()
 version = version_line.split()[1]
 
-with MetricsEnv(port) as env:
-    def scraped():
-        try:
-            return scrape(port)
-        except OSError:
-            return None
-    samples = wait_until("/metrics", scraped, timeout=60)
-    # The informers have listed (readyz is off here): wait until the DGD informer's list shows.
-    wait_until("first lists", lambda: series(scrape(port), "rest_client_requests_total"), timeout=60)
-    samples = scrape(port)
+with OperatorEnv(profile="h200-4x", operator_args=["--log-format", "json"]) as env:
+    scrape = lambda: parse(env.metrics_text())  # noqa: E731
+    # The informers have listed (readyz is off here): wait until the first requests show.
+    wait_until("first lists", lambda: series(scrape(), "rest_client_requests_total"), timeout=60)
+    samples = scrape()
+    address = wait_bound_addresses(env.op_log_path, env.op, want=("metrics",))["metrics"]
 
     # -- present from start, at 0 ------------------------------------------------
     errs = series(samples, "controller_runtime_reconcile_errors_total", controller="dynamographdeployment")
@@ -166,10 +133,10 @@ with MetricsEnv(port) as env:
     check(ready["status"] == "False" and "previous generation" not in ready["message"] and
           "nothing was created" in ready["message"], "a new invalid DGD is not told of a previous generation: %r" % ready)
     wait_until("dgd_graphs counts the DGD",
-               lambda: series(scrape(port), "dgd_graphs", ready="False", serving="Unknown")[0][1] == 1, timeout=60)
+               lambda: series(scrape(), "dgd_graphs", ready="False", serving="Unknown")[0][1] == 1, timeout=60)
     check(True, "dgd_graphs{ready=\"False\",serving=\"Unknown\"} 1")
 
-    cpu = [v for _, v in series(scrape(port), "process_cpu_seconds_total")]
+    cpu = [v for _, v in series(scrape(), "process_cpu_seconds_total")]
     check(cpu and cpu[0] > 0, "process_cpu_seconds_total grows with the work done: %r" % cpu)
 
     # -- log levels as the flag names them -------------------------------------------------
@@ -180,10 +147,10 @@ with MetricsEnv(port) as env:
 
     # -- the metrics address in use, bad lease timings: exit 2, one clear line -----------------
     p = subprocess.run([find_operator(), "run", "--kubeconfig", env.sim.kubeconfig, "--metrics-addr",
-                        "127.0.0.1:%d" % port, "--health-addr", "0", "--leader-elect", "false"],
+                        address, "--health-addr", "0", "--leader-elect", "false"],
                        capture_output=True, text=True, timeout=60)
     errors = [l for l in p.stderr.splitlines() if " error " in l]
-    check(p.returncode == 2 and len(errors) == 1 and "--metrics-addr" in errors[0] and str(port) in errors[0]
+    check(p.returncode == 2 and len(errors) == 1 and "--metrics-addr" in errors[0] and address in errors[0]
           and "health" not in errors[0], "metrics address in use: exit %d, %r" % (p.returncode, errors))
     p = subprocess.run([find_operator(), "run", "--kubeconfig", env.sim.kubeconfig, "--metrics-addr", "0",
                         "--health-addr", "0", "--leader-election-renew-deadline", "20"],

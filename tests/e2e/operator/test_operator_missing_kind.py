@@ -8,7 +8,6 @@ the ComputeDomain CRD is not installed.
     ComputeDomain.
 """
 import json
-import time
 
 from oplib import OperatorEnv, condition, wait_until
 
@@ -39,6 +38,10 @@ def warn_lines(env, needle):
             if (" warn" in line or " error" in line) and needle in line]
 
 
+def debug_lines(env, needle):
+    return [line for line in env.operator_log().splitlines() if needle in line]
+
+
 def main():
     with OperatorEnv(profile="large", sim_args=["--without-resource", "resource.nvidia.com/computedomains"],
                      operator_args=["--kind-probe-interval", "1"]) as env:
@@ -61,8 +64,18 @@ def main():
         env.wait_ready(h200, "hopper")
         assert env.operator_alive()
 
-        # One line each: the kind at start, the DGD once (its retries log at debug).
-        time.sleep(3)
+        # One line each: the kind at start, the DGD once (its retries log at debug). Checked
+        # after two more probes of the kind (requests in kube-sim's log) and two more
+        # reconciles of the DGD, each run to its end and logged at debug, any of which could
+        # have logged again.
+        seq = env.last_seq()
+        wait_until("two probes of the missing kind", lambda: len(
+            [r for r in env.sim.requests(since=seq) if r.get("resource") == "computedomains"
+             and (r.get("userAgent") or "").startswith("dgd-operator/")]) >= 2)
+        retried = len(debug_lines(env, "dgd=nvl/%s: still:" % gb))
+        env.reconcile_now(gb, "nvl")
+        env.reconcile_now(gb, "nvl")
+        assert len(debug_lines(env, "dgd=nvl/%s: still:" % gb)) >= retried + 2, "the reconciles did not meet the problem"
         startup = warn_lines(env, "computedomains.v1beta1.resource.nvidia.com is not served")
         assert len(startup) == 1, startup
         per_dgd = warn_lines(env, "dgd=nvl/" + gb)

@@ -8,17 +8,16 @@ Meanwhile a good DGD in another namespace keeps its children and gets edits appl
 """
 import json
 import os
-import time
 
 import yaml
 
-from oplib import ROOT, OperatorEnv, condition, wait_until
+from oplib import ROOT, recipe_file, OperatorEnv, condition, wait_until
 
 RECIPE = "deepseek-v4.1-flash/vllm/agg-h200-agentic"
 
 
 def recipe_doc(name):
-    with open(os.path.join(ROOT, "recipes", RECIPE, "dgd.yaml")) as f:
+    with open(recipe_file(RECIPE)) as f:
         doc = yaml.safe_load(f)
     doc["metadata"]["name"] = name
     return doc
@@ -73,8 +72,10 @@ def main():
                                                          .get("podTemplate")}]}}))
         wait_until("edit applied", lambda: env.get("deploy", "good-frontend", "good")["spec"]["replicas"] == 2)
 
-        # One line per problem, not one per retry.
-        time.sleep(2)
+        # One line per problem, not one per retry: two more reconciles of the garbled DGD,
+        # each run to its end, add none.
+        env.reconcile_now("garbled", "bad")
+        env.reconcile_now("garbled", "bad")
         log = env.operator_log()
         warn = [line for line in log.splitlines() if " warn" in line or " error" in line]
         garbled = [line for line in warn if "dgd=bad/garbled" in line]

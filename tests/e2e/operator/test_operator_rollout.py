@@ -10,7 +10,6 @@
   - observedGeneration follows metadata.generation.
 """
 import json
-import time
 
 from oplib import OperatorEnv, condition, wait_until
 
@@ -60,14 +59,13 @@ def main():
              "value": {"annotations": {READY_ANN: "false"}}}]))
         gen = env.dgd(name, NS)["metadata"]["generation"]
         new = wait_until("new PrefillWorker pods", lambda: set(pods_of(env, name, "PrefillWorker")) - old_prefill)
-        # While any new pod is unready, Ready stays False and names the component.
-        for _ in range(10):
-            d, c = ready_cond(env, name)
-            if d["status"]["observedGeneration"] == gen:
-                assert c["status"] == "False", c
-                assert "PrefillWorker" in c["message"], c
-            time.sleep(0.3)
+        # While any new pod is unready, Ready stays False and names the component: checked
+        # once the new pods run (held unready) and the operator has reconciled after that.
         wait_until("status of the new generation", lambda: env.dgd(name, NS)["status"]["observedGeneration"] == gen)
+        wait_until("new PrefillWorker pods running", lambda: all(
+            (p.get("status") or {}).get("phase") == "Running"
+            for pod, p in pods_of(env, name, "PrefillWorker").items() if pod in new))
+        env.reconcile_now(name, NS)
         d, c = ready_cond(env, name)
         assert c["status"] == "False" and "PrefillWorker" in c["message"], c
         for pod in sorted(new):

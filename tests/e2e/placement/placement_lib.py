@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "operator"))
-from oplib import ROOT, OperatorEnv, condition, wait_until  # noqa: E402,F401
+from oplib import ROOT, OperatorEnv, condition, recipe_file, wait_until  # noqa: E402,F401
 
 DGD_LABEL = "nvidia.com/dynamo-graph-deployment-name"
 CLIQUE = "nvidia.com/gpu.clique"
@@ -16,10 +16,6 @@ def dgdctl():
     if not os.path.exists(path):
         raise RuntimeError("dgdctl not found: set DGDCTL")
     return path
-
-
-def recipe_file(recipe):
-    return os.path.join(ROOT, "recipes", recipe, "dgd.yaml")
 
 
 def plan(env, dgd_file, ns="dynamo"):

@@ -8,10 +8,10 @@ really runs (plain `python3 -m dynamo.X ...`, `bash -c "<script>" ...` with `exe
 wrappers, multi-line `bash -lc` scripts with inline `VAR=value` prefixes) and compares,
 flag by flag and variable by variable.
 
-Findings are FAIL (the rendered output contradicts the reference) or INFO (what the
-reference does not pin down: unknown flags, ambiguous items, facts worth seeing). A
-missing expectation key means "not checked"; every checked item either passes silently
-or produces a finding naming the target, the component and the item.
+Findings are FAIL (the rendered output contradicts the reference, or carries a flag it
+does not list) or INFO (what the reference leaves open: ambiguous items, facts worth
+seeing). A missing expectation key means "not checked"; every checked item either passes
+silently or produces a finding naming the target, the component and the item.
 """
 
 import copy
@@ -20,7 +20,11 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from decimal import Decimal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from recipe_paths import recipe_file  # noqa: E402
 
 FAIL = "FAIL"
 INFO = "INFO"
@@ -429,7 +433,10 @@ def check_flags(inv, effective, exp, f, where):
     known = set(expected) | set(exp.get("flags_absent") or []) | set(ambiguous) | {"<positional>"}
     unknown = [n for n in flags if n not in known]
     if unknown:
-        f.info(where, "flags the reference does not list: "
+        # A flag the reference neither sets, forbids nor calls ambiguous is a difference
+        # from it: the expectation lists it (in flags_ambiguous with a note, where the page
+        # leaves it open) or the render is wrong.
+        f.fail(where, "flags the reference does not list: "
                + ", ".join(f"{n} {_fmt_values(flags[n][-1])}".strip() for n in unknown))
 
 
@@ -866,11 +873,9 @@ def check_download_job(items, exp, f):
             if any(get_path(v, "persistentVolumeClaim.claimName") == dj["claim"]
                    for v in get_path(j, "spec.template.spec.volumes") or [])]
     if not jobs:
-        msg = f"no Job writes to PVC {dj['claim']} (rendered Jobs: {[j['metadata']['name'] for j in by_kind(items, 'Job')]})"
-        if dj.get("optional"):
-            f.info(where, msg + f"; optional: {dj['optional']}")
-        else:
-            f.fail(where, msg)
+        # Every expectation with a download_job is of a DGD that asks for the download, so
+        # the Job is required: a renderer that drops it fails here.
+        f.fail(where, f"no Job writes to PVC {dj['claim']} (rendered Jobs: {[j['metadata']['name'] for j in by_kind(items, 'Job')]})")
         return
     if len(jobs) > 1:
         f.fail(where, f"{len(jobs)} Jobs write to PVC {dj['claim']}: {[j['metadata']['name'] for j in jobs]}")
@@ -1041,17 +1046,15 @@ def expectation_files(src=None):
 
 
 def check_recipe_folder(dgdctl, src, label, exp, scope=("recipe",)):
-    """Render recipes/<target>/dgd.yaml directly and through `kubectl kustomize`, check both
-    (within `scope`, see check_target), and require the two renders to be identical."""
+    """Render the target's deploy.yaml directly and through `kubectl kustomize` of its folder,
+    check both (within `scope`, see check_target), and require the two renders to be identical."""
     f = Findings(label)
-    folder = os.path.join(src, "recipes", exp["target"])
-    dgd_file = os.path.join(folder, "dgd.yaml")
-    if not os.path.isdir(folder):
-        f.fail("", f"recipe folder recipes/{exp['target']} does not exist")
+    try:
+        dgd_file = recipe_file(exp["target"], src)
+    except KeyError as e:
+        f.fail("", str(e))
         return f
-    if not os.path.isfile(dgd_file):
-        f.fail("", f"recipes/{exp['target']}/dgd.yaml does not exist")
-        return f
+    folder = os.path.dirname(dgd_file)
     direct, err = run_render(dgdctl, dgd_file, cwd=src)
     if err:
         f.fail("", err)
@@ -1069,7 +1072,7 @@ def check_recipe_folder(dgdctl, src, label, exp, scope=("recipe",)):
     if direct is not None:
         diffs = diff_outputs({"items": direct}, {"items": via_kustomize})
         if diffs:
-            f.fail("", "render of `kubectl kustomize` output differs from render of dgd.yaml: " + "; ".join(diffs))
+            f.fail("", "render of `kubectl kustomize` output differs from render of " + os.path.basename(dgd_file) + ": " + "; ".join(diffs))
             for lvl, where, msg in check_target(via_kustomize, exp, label + " (kustomize)", scope).items:
                 if lvl == FAIL:
                     f.items.append((lvl, where, msg))
@@ -1199,6 +1202,8 @@ def _selftest_cases():
          "Frontend: env DYN_ROUTER_CONDITIONAL_DISAGG_CONFIG .eff_isl_threshold expected 2048, got 4096"),
         (*h200, "wrapper that does not read PCIDEVICE_RDMA_IB_INFO", wrapper_no_info,
          "DecodeWorker: start-up script started the engine without PCIDEVICE_RDMA_IB_INFO"),
+        (*h200, "download Job dropped", remove_object("Job", "model-download"),
+         "download Job: no Job writes to PVC shared-model-cache"),
         (*h200, "download Job pinned to another revision",
          lambda it: _job_env(it, "MODEL_REVISION", "main"), "download Job: does not pin --revision dba1be0a"),
         (*h200, "download Job with a literal token", lambda it: _job_env(it, "HF_TOKEN", "hf_abc"),
@@ -1239,8 +1244,9 @@ def _selftest_cases():
          "DecodeWorker: component name expected 'DecodeWorker', got 'Decode'"),
         (*h200, "missing Service", remove_object("Service", "dsv41-flash-vllm-h200-disagg-agentic-decodeworker"),
          "DecodeWorker: Service dsv41-flash-vllm-h200-disagg-agentic-decodeworker not rendered"),
-        (*h200, "unknown flag is information, not failure",
-         lambda it: _main(it, "DecodeWorker")["args"].extend(["--revision", "dba1be0"]), None),
+        (*h200, "a flag the reference does not list",
+         lambda it: _main(it, "DecodeWorker")["args"].extend(["--revision", "dba1be0"]),
+         "DecodeWorker: flags the reference does not list: --revision dba1be0"),
         (*sgl, "the hand-made correct SGLang output passes", lambda items: None, None),
         (*sgl, "wrong SGLang config value", sgl_config("decode.yaml", "tp-size: 4", "tp-size: 8"),
          "DecodeWorker: SGLang config decode.yaml: tp-size expected 4, got 8"),
@@ -1290,7 +1296,9 @@ def self_test(src=None, verbose=False):
         items = copy.deepcopy(cache[fixture])
         exp = load_yaml(os.path.join(reference_dir(src), target + ".yaml"))
         mutate(items)
-        found = check_target(items, exp, target)
+        # Fixtures without a download Job exercise the recipe checks only.
+        scope = ("recipe", "download") if by_kind(cache[fixture], "Job") else ("recipe",)
+        found = check_target(items, exp, target, scope)
         fails = found.lines(with_info=False)
         if want is None:
             ok = not fails

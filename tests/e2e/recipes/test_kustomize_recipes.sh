@@ -1,8 +1,10 @@
 #!/bin/bash
-# Every recipe folder builds with `kubectl kustomize`, `dgdctl validate` accepts the output
-# without a warning, and `dgdctl render` of it equals the reviewed golden file
-# tests/golden/render/<recipe>.yaml. The support folders (model-cache, perf) and the
-# example cluster Kustomization build too, and the cluster overlay validates and renders.
+# Every recipe folder (recipes/[<family>/]<model>/<framework>/<target>/, the paths the recipe
+# pages use) builds with `kubectl kustomize`, `dgdctl validate` accepts the output without a
+# warning, and `dgdctl render` of it equals the reviewed golden file
+# tests/golden/render/<recipe name>.yaml. The support folders (model-cache, perf and the
+# per-target benchmark overlays <target>/perf) and the example cluster Kustomization build too, and the cluster
+# overlay validates and renders.
 set -euo pipefail
 SRC="${DGD_SOURCE_DIR:?}"
 DGDCTL="${DGDCTL:?}"
@@ -13,10 +15,12 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cd "$SRC/recipes"
 targets=()
-while IFS= read -r f; do targets+=("$(dirname "$f")"); done < <(find . -mindepth 4 -maxdepth 4 -name dgd.yaml | sed 's|^\./||' | sort)
+while IFS= read -r f; do targets+=("$(dirname "$f")"); done < <(
+  find . -mindepth 4 -maxdepth 5 \( -name deploy.yaml -o -name deploy-generic.yaml \) | sed 's|^\./||' | sort)
 (( ${#targets[@]} == 12 )) || fail "expected 12 recipe folders, found ${#targets[@]}: ${targets[*]}"
 
 for t in "${targets[@]}"; do
+  name="$(echo "$t" | awk -F/ '{print $(NF-2) "/" $(NF-1) "/" $NF}')"   # the catalog's name
   out="$TMP/${t//\//_}.yaml"
   if ! kubectl kustomize "$t" >"$out" 2>"$TMP/err"; then
     fail "$t: kubectl kustomize: $(cat "$TMP/err")"; continue
@@ -30,7 +34,7 @@ for t in "${targets[@]}"; do
   if ! "$DGDCTL" render -f "$out" >"$TMP/rendered" 2>"$TMP/rerr"; then
     fail "$t: dgdctl render failed: $(cat "$TMP/rerr")"; continue
   fi
-  golden="$SRC/tests/golden/render/$t.yaml"
+  golden="$SRC/tests/golden/render/$name.yaml"
   if ! diff -u "$golden" "$TMP/rendered" >"$TMP/diff"; then
     fail "$t: dgdctl render differs from $golden:"; head -40 "$TMP/diff" | sed 's/^/    /'
   else
@@ -38,7 +42,8 @@ for t in "${targets[@]}"; do
   fi
 done
 
-for d in deepseek-v4.1-flash/model-cache deepseek-v4.1-flash/perf deepseek-v4-flash/model-cache deepseek-v4-flash/perf; do
+for d in deepseek-v4.1-flash/model-cache deepseek-v4.1-flash/perf deepseek-v4.1-flash/vllm/*/perf \
+         deepseek-v4/deepseek-v4-flash/model-cache deepseek-v4/perf deepseek-v4/deepseek-v4-flash/vllm/*/perf; do
   if kubectl kustomize "$d" >/dev/null 2>"$TMP/err"; then echo "ok: $d builds"; else fail "$d: $(cat "$TMP/err")"; fi
 done
 

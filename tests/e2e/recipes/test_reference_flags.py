@@ -3,7 +3,7 @@
 
 For each expectation under tests/golden/reference/<model>/<framework>/<target>.yaml
 (written by hand from shared/reference/recipes.md, see its README) this renders
-recipes/<model>/<framework>/<target>/dgd.yaml with `$DGDCTL render -o json`, and again
+recipes/[<family>/]<model>/<framework>/<target>/deploy.yaml with `$DGDCTL render -o json`, and again
 through `kubectl kustomize recipes/<...> | $DGDCTL render -f - -o json`, then checks each
 component's Deployment: engine flags (JSON flags compared parsed), flags that must be
 absent, env (frontend DYN_ROUTER_*, worker UCX / NCCL / HF), resources, shared memory,

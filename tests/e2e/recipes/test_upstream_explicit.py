@@ -215,10 +215,11 @@ def check_expand_roundtrip(dgdctl, src, f):
     key = lambda o: (o.get("kind"), o.get("metadata", {}).get("name"))  # noqa: E731
     for label, path in lib.expectation_files(src):
         target = lib.load_yaml(path)["target"]
-        dgd_file = os.path.join(src, "recipes", target, "dgd.yaml")
         where = f"expand {target}"
-        if not os.path.isfile(dgd_file):
-            f.fail(where, f"recipes/{target}/dgd.yaml does not exist")
+        try:
+            dgd_file = lib.recipe_file(target, src)
+        except KeyError as e:
+            f.fail(where, str(e))
             continue
         p = subprocess.run([dgdctl, "expand", "-f", dgd_file, "-o", "json"], capture_output=True, text=True,
                            cwd=src, timeout=60)

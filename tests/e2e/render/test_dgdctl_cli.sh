@@ -10,7 +10,7 @@ trap 'rm -rf "$TMP"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
-R="$SRC/recipes/deepseek-v4.1-flash/vllm/disagg-h200-agentic/dgd.yaml"
+R="$SRC/recipes/deepseek-v4.1-flash/vllm/disagg-h200-agentic/deploy.yaml"
 
 # kubectl plugin: same bytes as dgdctl.
 "$DGDCTL" render -f "$R" >"$TMP/direct.yaml"
@@ -75,7 +75,7 @@ rc=0; "$DGDCTL" recipes show deepseek-v4.1-flash/sglang/disagg-b200 >/dev/null 2
 # recipes list / show.
 "$DGDCTL" recipes list | grep -q "deepseek-v4-flash/vllm/disagg-h200-agentic *28 " && ok "recipes list" || fail "recipes list"
 [[ "$("$DGDCTL" recipes list -o json | jq length)" == 12 ]] && ok "recipes list -o json" || fail "recipes list -o json"
-"$DGDCTL" recipes show deepseek-v4.1-flash/vllm/agg-b200-agentic | cmp -s - "$SRC/recipes/deepseek-v4.1-flash/vllm/agg-b200-agentic/dgd.yaml" \
+"$DGDCTL" recipes show deepseek-v4.1-flash/vllm/agg-b200-agentic | cmp -s - "$SRC/recipes/deepseek-v4.1-flash/vllm/agg-b200-agentic/deploy.yaml" \
   && ok "recipes show prints the recipe file" || fail "recipes show"
 
 # expand: the upstream form has explicit args and no typed blocks, and renders the same pods.

@@ -2,10 +2,18 @@
 
 The corpus (tests/golden/invalid, tests/golden/valid) is also run through the library in
 unit_api; this test holds the binary users run to the same contract: exit 1 (never a
-crash), each expected field path in the output, and no warning for a valid DGD.
+crash), an error at each expected field path, and no warning for a valid DGD.
+
+Each line of the output starts with the file. A field error reads
+`FILE: DGD: error: PATH: message`; a problem of the document as a whole (YAML that does
+not parse, no DGD in it) reads `FILE: [line L, column C: ]message` with no field path.
+The test parses the lines and compares field paths exactly, so an error at another path,
+or a field error where the document is at fault, fails it. A wrong `kind` is the one
+expectation met at the document level: dgdctl skips documents of other kinds.
 """
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -16,6 +24,24 @@ DGDCTL = os.environ["DGDCTL"]
 def expectations(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         return [line.split(":", 1)[1].strip() for line in f if line.startswith("# expect:")]
+
+
+FIELD_ERROR = re.compile(r"^(?P<dgd>[^:]+): error: (?P<path>[^:\s]+): \S")
+
+
+def findings(path, out):
+    """(field paths with an error, document-level messages) of the lines about `path`."""
+    fields, document = set(), []
+    for line in out.splitlines():
+        if not line.startswith(path + ": "):
+            continue
+        rest = line[len(path) + 2:]
+        m = FIELD_ERROR.match(rest)
+        if m:
+            fields.add(m.group("path"))
+        elif ": warning: " not in rest:
+            document.append(rest)
+    return fields, document
 
 
 def run(path):
@@ -35,13 +61,24 @@ for path in invalid:
     if rc != 1:
         failures.append(f"{name}: exit {rc}, want 1{' (crash)' if rc < 0 or rc >= 128 else ''}")
         continue
-    for want in expectations(path):
-        # Document-level problems (YAML syntax, several documents) have no field path:
-        # the binary names the file (and the line where it can) instead.
-        if want == "<document>":
-            want = path
-        if want not in out:
-            failures.append(f"{name}: output does not name {want!r}: {out[:300]!r}")
+    fields, document = findings(path, out)
+    wants = expectations(path)
+    if not wants:
+        failures.append(f"{name}: no `# expect:` line")
+    for want in wants:
+        if want == "kind":
+            # dgdctl reads multi-document input and skips documents of other kinds, so a
+            # file holding no DGD is reported as a whole rather than at `kind`.
+            if fields or not any("no DynamoGraphDeployment document found" in d for d in document):
+                failures.append(f"{name}: want 'no DynamoGraphDeployment document found' and no field error, got "
+                                f"document {document!r}, fields {sorted(fields)}: {out[:300]!r}")
+        elif want == "<document>":
+            # The document as a whole: a message about the file, not about a field.
+            if not document or fields:
+                failures.append(f"{name}: want a document-level error and no field error, got "
+                                f"document {document!r}, fields {sorted(fields)}: {out[:300]!r}")
+        elif want not in fields:
+            failures.append(f"{name}: no error at {want!r} (errors at {sorted(fields)}): {out[:300]!r}")
 
 for path in valid:
     name = os.path.basename(path)

@@ -12,7 +12,7 @@ trap 'rm -rf "$TMP"' EXIT
 fails=0
 
 SCRIPT="$TMP/select-rdma-nics.sh"
-"$DGDCTL" render -f "$SRC/recipes/deepseek-v4.1-flash/vllm/disagg-h200-agentic/dgd.yaml" -o json >"$TMP/rendered.json"
+"$DGDCTL" render -f "$SRC/recipes/deepseek-v4.1-flash/vllm/disagg-h200-agentic/deploy.yaml" -o json >"$TMP/rendered.json"
 /usr/bin/python3 - "$TMP/rendered.json" "$SCRIPT" <<'PY'
 import json, sys
 scripts, workers = set(), 0

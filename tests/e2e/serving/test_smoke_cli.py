@@ -17,12 +17,12 @@ RECIPE = "deepseek-v4.1-flash/vllm/disagg-h200-agentic"
 DGD = "dsv41-flash-vllm-h200-disagg-agentic"
 
 
-def closed_port():
+def refusing_socket():
+    """A loopback socket bound and never listening: connects to its port are refused, and
+    the port stays this test's while the socket is open."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    return s
 
 
 def url_only(s):
@@ -60,8 +60,9 @@ def url_only(s):
     s.set_mode("slow", delay=0.3)
     expect(smoke("--url", s.url, "--model", MODEL, "--timeout", "10"), 0, "READY")
 
-    expect(smoke("--url", "http://127.0.0.1:%d" % closed_port(), "--model", MODEL, "--timeout", "5"), 8,
-           "Unreachable", "cannot reach the frontend")
+    with refusing_socket() as refusing:
+        expect(smoke("--url", "http://127.0.0.1:%d" % refusing.getsockname()[1], "--model", MODEL, "--timeout", "5"), 8,
+               "Unreachable", "cannot reach the frontend")
     expect(smoke("--url", "localhost:8000", "--model", MODEL), 1, "--url must start with http")
 
 

@@ -144,6 +144,23 @@ case("grove-only-priority-class", "spec.priorityClassName",
      mutate(lambda d: d["spec"].update({"priorityClassName": "high"})))
 case("multinode-unsupported", "spec.components[1].multinode",
      mutate(lambda d: C(d, 1).update({"multinode": {"nodeCount": 2}})))
+case("upstream-restart-not-supported", "spec.restart", mutate(lambda d: d["spec"].update({"restart": {"id": "r1"}})))
+case("upstream-min-available", "spec.components[1].minAvailable",
+     mutate(lambda d: C(d, 1).update({"minAvailable": 1})))
+case("upstream-model-ref", "spec.components[1].modelRef",
+     mutate(lambda d: C(d, 1).update({"modelRef": {"name": "deepseek-ai/DeepSeek-V4.1-Flash"}})))
+case("upstream-runtime-version-override", "spec.components[1].runtimeVersionOverride",
+     mutate(lambda d: C(d, 1).update({"runtimeVersionOverride": "1.6.0"})))
+case("upstream-frontend-sidecar", "spec.components[1].frontendSidecar",
+     mutate(lambda d: C(d, 1).update({"frontendSidecar": "sidecar-frontend"})))
+case("upstream-experimental-gms", "spec.components[1].experimental.gpuMemoryService",
+     mutate(lambda d: C(d, 1).update({"experimental": {"gpuMemoryService": {"mode": "IntraPod"}}})))
+case("upstream-experimental-kv-transfer-policy", "spec.experimental.kvTransferPolicy",
+     mutate(lambda d: d["spec"].update({"experimental": {"kvTransferPolicy": {"labelKey": "rack", "domain": "rack"}}})))
+case("compilation-cache-without-pvc", "spec.components[1].compilationCache.pvcName",
+     mutate(lambda d: C(d, 1).update({"compilationCache": {"mountPath": "/cache"}})))
+case("compilation-cache-on-frontend", "spec.components[0].compilationCache",
+     mutate(lambda d: C(d, 0).update({"compilationCache": {"pvcName": "compile-cache"}})))
 case("gpu-product-unknown", "spec.placement.gpu", mutate(lambda d: d["spec"]["placement"].update({"gpu": "A100"})))
 case("nic-selection-unknown", "spec.placement.rdma.nicSelection",
      mutate(lambda d: d["spec"]["placement"]["rdma"].update({"nicSelection": "auto"})))

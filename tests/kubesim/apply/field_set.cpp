@@ -24,14 +24,25 @@ void FieldSet::compact() {
   }
 }
 
+namespace {
+
+// Adds b's members to out in place: a union copies only what b brings.
+void unite_into(FieldSet& out, const FieldSet& b) {
+  out.member = out.member || b.member;
+  for (const auto& [k, c] : b.children) unite_into(out.children[k], c);
+}
+
+}  // namespace
+
 FieldSet unite(const FieldSet& a, const FieldSet& b) {
   FieldSet out = a;
-  out.member = a.member || b.member;
-  for (const auto& [k, c] : b.children) {
-    auto it = out.children.find(k);
-    out.children[k] = it == out.children.end() ? c : unite(it->second, c);
-  }
+  unite_into(out, b);
   return out;
+}
+
+FieldSet unite(FieldSet&& a, const FieldSet& b) {
+  unite_into(a, b);
+  return std::move(a);
 }
 
 FieldSet difference(const FieldSet& a, const FieldSet& b) {

@@ -27,6 +27,7 @@ struct FieldSet {
 };
 
 FieldSet unite(const FieldSet& a, const FieldSet& b);
+FieldSet unite(FieldSet&& a, const FieldSet& b);
 FieldSet difference(const FieldSet& a, const FieldSet& b);
 FieldSet intersect(const FieldSet& a, const FieldSet& b);
 

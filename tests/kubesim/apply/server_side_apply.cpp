@@ -206,6 +206,15 @@ struct Comparison {
   FieldSet removed;
 };
 
+bool has_null(const json& v) {
+  if (v.is_null()) return true;
+  if (v.is_object() || v.is_array()) {
+    for (const json& c : v)
+      if (has_null(c)) return true;
+  }
+  return false;
+}
+
 json without_nulls(const json& v) {
   if (v.is_object()) {
     json out = json::object();
@@ -311,7 +320,9 @@ Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type
   // Only what both sets know as fields counts as modified (strip applies too).
   mod = intersect(mod, unite(old_set, new_set));
   // A null the write adds is no change: the zero value it starts from holds it already.
-  FieldSet added = difference(field_set(without_nulls(new_obj), type, false, subresource, status_subresource), old_set);
+  FieldSet added = difference(has_null(new_obj) ? field_set(without_nulls(new_obj), type, false, subresource, status_subresource)
+                                                : new_set,
+                              old_set);
   drop_emptied_maps(old_obj, new_obj, type, added);
   added.compact();
   FieldSet containers;
@@ -321,13 +332,13 @@ Comparison compare(const json& old_obj, const json& new_obj, const TypeRef& type
     strip(containers, subresource, status_subresource);
   }
   Comparison c;
-  c.changed = unite(unite(added, containers), mod);
+  c.changed = unite(unite(std::move(added), containers), mod);
   c.removed = difference(old_set, new_set);
   if (old_obj.is_object() && new_obj.is_object()) {
     // Likewise the maps and lists a write removes leave whoever owned them.
     FieldSet gone;
     added_containers(&new_obj, old_obj, type, gone, true);
-    c.removed = unite(c.removed, gone);
+    c.removed = unite(std::move(c.removed), gone);
   }
   if (new_obj.is_object()) keep_present(new_obj, type, c.removed);
   c.removed.compact();
@@ -541,13 +552,17 @@ json encode(Managers managers) {
   return out;
 }
 
+void drop_managed_fields(json& obj) {
+  if (auto m = obj.find("metadata"); m != obj.end() && m->is_object()) {
+    m->erase("managedFields");
+    if (m->empty()) obj.erase("metadata");
+  }
+}
+
 json without_managed_fields(const json& obj) {
   if (!obj.is_object()) return json::object();
   json out = obj;
-  if (auto m = out.find("metadata"); m != out.end() && m->is_object()) {
-    m->erase("managedFields");
-    if (m->empty()) out.erase("metadata");
-  }
+  drop_managed_fields(out);
   return out;
 }
 
@@ -661,7 +676,7 @@ ApplyResult server_side_apply(const json& live, const json& applied, const TypeR
   json merged = merge(live_obj, config, type);
   FieldSet owned = self.set;
   for (const Manager& m : managers) {
-    if (m.id() != self.id()) owned = unite(owned, m.set);
+    if (m.id() != self.id()) owned = unite(std::move(owned), m.set);
   }
   if (!last.empty()) {
     const bool go_typed = go_zero_object(str_field(live_obj, "apiVersion"), str_field(live_obj, "kind")).has_value();
@@ -743,7 +758,7 @@ ApplyResult server_side_apply(const json& live, const json& applied, const TypeR
   return r;
 }
 
-json record_update(const json& old, const json& updated, const TypeRef& type, const UpdateOptions& options) {
+json record_update(const json& old, json updated, const TypeRef& type, const UpdateOptions& options) {
   if (!updated.is_object()) return updated;
   const bool exists = old.is_object();
   Managers managers;
@@ -768,12 +783,14 @@ json record_update(const json& old, const json& updated, const TypeRef& type, co
     if (managers.empty()) managers = old_mf();
   }
 
-  json result = without_managed_fields(updated);
+  Manager self{options.manager, options.operation, str_field(updated, "apiVersion"), options.subresource, "", {}};
+  json result = std::move(updated);
+  drop_managed_fields(result);
   if (exists && managers.empty()) return result;  // untracked object: stays untracked
 
-  const json old_obj = exists ? without_managed_fields(old) : json::object();
-  Comparison cmp = compare(exists ? old_obj : json(), result, type, options.subresource, options.status_subresource);
-  Manager self{options.manager, options.operation, str_field(updated, "apiVersion"), options.subresource, "", {}};
+  // The old object keeps its managedFields here: field sets never hold them, and the
+  // comparison walks them only where the new object has them too (it has none).
+  Comparison cmp = compare(exists ? old : json(), result, type, options.subresource, options.status_subresource);
   bool found = false;
   for (Manager& m : managers) {
     if (m.id() == self.id()) {

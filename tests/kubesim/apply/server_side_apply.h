@@ -82,7 +82,7 @@ struct UpdateOptions {
 // `updated` with metadata.managedFields rewritten. managedFields carried by `updated` that
 // differ from old's are taken as given first (as the API server allows); `managedFields:
 // [{}]` resets them.
-nlohmann::json record_update(const nlohmann::json& old, const nlohmann::json& updated, const TypeRef& type,
+nlohmann::json record_update(const nlohmann::json& old, nlohmann::json updated, const TypeRef& type,
                              const UpdateOptions& options);
 
 // The 409 Status kube-apiserver returns for `conflicts`: reason Conflict, message

@@ -1,10 +1,13 @@
-// The canonical string of a resource quantity, as apimachinery's ParseQuantity followed
-// by Quantity.String() produce it (resource/quantity.go: parseQuantityString,
-// CanonicalizeBytes; suffix.go). Arithmetic is on decimal digit strings, so any size the
-// grammar allows is exact.
+// Resource quantities as apimachinery's ParseQuantity reads them and Quantity.String()
+// writes them (resource/quantity.go: parseQuantityString, CanonicalizeBytes; suffix.go):
+// one parse into an exact value, which the grammar check, the milli value and the
+// canonical form all read. Arithmetic is on decimal digit strings, so any size the grammar
+// allows is exact.
 #include "kubesim/cluster/quantity.h"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
 
 namespace kubesim::cluster {
 namespace {
@@ -128,17 +131,26 @@ std::optional<Parsed> split(const std::string& str) {
   return p;
 }
 
-}  // namespace
+// The value of `text` as a digit string of nano units, rounded up (away from zero) as
+// ParseQuantity does, with its sign and suffix family.
+struct ExactValue {
+  bool negative = false;
+  Format format = Format::decimal_si;
+  std::string nanos;
+};
 
-std::optional<std::string> canonical_quantity(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+enum class ParseStatus { ok, format_wrong, bad_suffix, out_of_range };
+
+ParseStatus parse_exact(const std::string& text, ExactValue& out) {
+  if (text.empty()) return ParseStatus::format_wrong;
   auto parts = split(text);
-  if (!parts) return std::nullopt;
+  if (!parts) return ParseStatus::format_wrong;
   auto suffix = interpret(parts->suffix);
-  if (!suffix) return std::nullopt;
+  if (!suffix) return ParseStatus::bad_suffix;
   // Keeps the digit strings bounded: no real quantity comes near.
-  if (suffix->exponent > 4096 || suffix->exponent < -4096 || text.size() > 4096) return std::nullopt;
-  Format format = suffix->format;
+  if (suffix->exponent > 4096 || suffix->exponent < -4096 || text.size() > 4096) return ParseStatus::out_of_range;
+  out.negative = parts->negative;
+  out.format = suffix->format;
 
   // value = digits * 10^exp10 (binary suffixes multiplied in).
   std::string digits = strip_leading_zeros(parts->num + parts->denom);
@@ -150,24 +162,59 @@ std::optional<std::string> canonical_quantity(const std::string& text) {
   }
 
   // Nano units, rounded up (away from zero) as ParseQuantity does.
-  std::string nanos;
   long shift = exp10 + 9;
   if (shift >= 0) {
-    nanos = digits == "0" ? "0" : digits + std::string(static_cast<size_t>(shift), '0');
+    out.nanos = digits == "0" ? "0" : digits + std::string(static_cast<size_t>(shift), '0');
   } else {
     size_t cut = static_cast<size_t>(-shift);
     std::string head = cut >= digits.size() ? "0" : digits.substr(0, digits.size() - cut);
     std::string tail = cut >= digits.size() ? digits : digits.substr(digits.size() - cut);
-    nanos = strip_leading_zeros(head);
-    if (tail.find_first_not_of('0') != std::string::npos) nanos = increment(nanos);
+    out.nanos = strip_leading_zeros(head);
+    if (tail.find_first_not_of('0') != std::string::npos) out.nanos = increment(out.nanos);
   }
+  return ParseStatus::ok;
+}
+
+}  // namespace
+
+std::string quantity_problem(const std::string& text) {
+  ExactValue v;
+  switch (parse_exact(text, v)) {
+    case ParseStatus::format_wrong:
+      return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    case ParseStatus::bad_suffix: return "unable to parse quantity's suffix";
+    default: return "";
+  }
+}
+
+int64_t parse_milli(const std::string& text) {
+  ExactValue v;
+  const ParseStatus status = parse_exact(text, v);
+  if (status == ParseStatus::format_wrong || status == ParseStatus::bad_suffix)
+    throw std::invalid_argument("invalid quantity \"" + text + "\"");
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (status == ParseStatus::out_of_range) return v.negative ? -kMax - 1 : kMax;  // saturates
+  // Milli units, rounded up (away from zero) as MilliValue does.
+  std::string milli = v.nanos.size() > 6 ? v.nanos.substr(0, v.nanos.size() - 6) : "0";
+  const std::string rest = v.nanos.size() > 6 ? v.nanos.substr(v.nanos.size() - 6) : v.nanos;
+  if (rest.find_first_not_of('0') != std::string::npos) milli = increment(milli);
+  if (less("9223372036854775807", milli)) return v.negative ? -kMax - 1 : kMax;
+  const int64_t magnitude = std::stoll(milli);
+  return v.negative ? -magnitude : magnitude;
+}
+
+std::optional<std::string> canonical_quantity(const std::string& text) {
+  ExactValue v;
+  if (parse_exact(text, v) != ParseStatus::ok) return std::nullopt;
+  std::string nanos = v.nanos;
+  Format format = v.format;
   if (nanos == "0") return std::string("0");
 
   // Binary quantities are capped at the int64 maximum.
   const std::string kMaxNanos = "9223372036854775807000000000";
   if (format == Format::binary_si && less(kMaxNanos, nanos)) nanos = kMaxNanos;
 
-  const std::string sign = parts->negative ? "-" : "";
+  const std::string sign = v.negative ? "-" : "";
   if (format == Format::binary_si) {
     const bool whole = nanos.size() > 9 && nanos.find_first_not_of('0', nanos.size() - 9) == std::string::npos;
     if (!less(nanos, "1024000000000") && whole) {

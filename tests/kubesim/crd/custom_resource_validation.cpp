@@ -55,7 +55,8 @@ FieldErrors rule_errors(const ResourceType& t, const std::string& schema_text, c
 }
 
 void rules_unless_blocked(const ResourceType& t, const json& obj, const json* old, FieldErrors& errs) {
-  const std::string schema_text = t.schema.dump();
+  std::string dumped;
+  const std::string& schema_text = t.schema_text.empty() ? (dumped = t.schema.dump()) : t.schema_text;
   if (!has_rules(schema_text)) return;
   if (blocking(errs)) {
     errs.push_back(FieldError::invalid("<nil>", nullptr,
@@ -166,7 +167,9 @@ void validate_custom_resource_status(const ResourceType& t, const json& obj, con
   if (!t.schema.is_object()) return;
   const json old = defaulted(t, stored_old);
   FieldErrors errs;
-  const json props = t.schema.contains("properties") ? t.schema["properties"] : json::object();
+  static const json no_properties = json::object();
+  auto p = t.schema.find("properties");
+  const json& props = p != t.schema.end() ? *p : no_properties;
   if (obj.contains("status") && props.is_object() && props.contains("status")) {
     // The status validator is rooted at the status schema: its messages name paths relative to
     // status, the field paths get the "status" prefix (ValidateCustomResourceUpdate(status path)).

@@ -2,7 +2,7 @@
 
 #include "kubesim/openapi/swagger_document.h"
 
-#include <openssl/evp.h>
+#include "dgd/kube/base64.h"
 #include <openssl/sha.h>
 
 #include <algorithm>
@@ -149,20 +149,13 @@ struct Collected {
   std::map<std::string, std::set<std::string>> sub_verbs;
 };
 
-std::string base64(const unsigned char* data, size_t n) {
-  std::string out(4 * ((n + 2) / 3) + 1, '\0');
-  const int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
-  out.resize(static_cast<size_t>(len));
-  return out;
-}
-
 }  // namespace
 
 std::string storage_version_hash(const std::string& group, const std::string& version, const std::string& kind) {
   const std::string gvk = group + "/" + version + "/" + kind;
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(gvk.data()), gvk.size(), digest);
-  return base64(digest, 8);
+  return dgd::kube::base64_encode(std::string_view(reinterpret_cast<const char*>(digest), 8));
 }
 
 const std::vector<std::string>& builtin_group_order() {

@@ -123,7 +123,7 @@ TEST(Crd, DgdNamesVersionAndColumns) {
   EXPECT_EQ(spec["names"]["shortNames"], json::array({"dgd"}));
   EXPECT_EQ(spec["names"]["categories"], json::array({"all", "dynamo"}));
   EXPECT_EQ(spec["scope"], "Namespaced");
-  ASSERT_EQ(spec["versions"].size(), 1u);
+  ASSERT_EQ(spec["versions"].size(), 2u);  // v1beta1, and v1alpha1 served only to be refused
   const auto& v = spec["versions"][0];
   EXPECT_EQ(v["name"], "v1beta1");
   EXPECT_TRUE(v["served"].get<bool>());
@@ -261,7 +261,7 @@ std::vector<fs::path> files(const fs::path& dir, bool recursive, const std::stri
   std::vector<fs::path> out;
   if (!fs::exists(dir)) return out;
   auto add = [&](const fs::path& p) {
-    if (p.extension() == ".yaml" && (name.empty() || p.filename() == name)) out.push_back(p);
+    if (p.extension() == ".yaml" && (name.empty() || p.filename().string().rfind(name, 0) == 0)) out.push_back(p);
   };
   if (recursive) {
     for (const auto& e : fs::recursive_directory_iterator(dir)) add(e.path());
@@ -274,7 +274,7 @@ std::vector<fs::path> files(const fs::path& dir, bool recursive, const std::stri
 
 TEST(Crd, SchemaAdmitsEveryValidDgdAndRecipe) {
   auto all = files(kSource / "tests/golden/valid", false);
-  auto recipes = files(kSource / "recipes", true, "dgd.yaml");
+  auto recipes = files(kSource / "recipes", true, "deploy");
   all.insert(all.end(), recipes.begin(), recipes.end());
   ASSERT_FALSE(all.empty());
   for (const auto& f : all) {
@@ -321,6 +321,26 @@ TEST(Crd, SchemaRejectsSchemaLevelMistakes) {
     for (const auto& e : errs) got += "\n  " + e;
     EXPECT_TRUE(found) << "schema does not reject " << path << got;
   }
+}
+
+}  // namespace
+}  // namespace dgd::api
+
+namespace dgd::api {
+namespace {
+
+// Upstream's v1alpha1 is served with one rule that refuses every object and names the
+// command that converts it; nothing is stored in it.
+TEST(Crd, V1alpha1IsServedOnlyToBeRefusedWithTheConvertCommand) {
+  json crd = loadYaml(kSource / "crds/nvidia.com_dynamographdeployments.yaml");
+  const auto& v = crd["spec"]["versions"][1];
+  EXPECT_EQ(v["name"], "v1alpha1");
+  EXPECT_TRUE(v["served"].get<bool>());
+  EXPECT_FALSE(v["storage"].get<bool>());
+  const auto& rules = v["schema"]["openAPIV3Schema"]["x-kubernetes-validations"];
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0]["rule"], "self.apiVersion != 'nvidia.com/v1alpha1'");
+  EXPECT_NE(rules[0]["message"].get<std::string>().find("kubectl dgd convert -f FILE"), std::string::npos);
 }
 
 }  // namespace

@@ -62,6 +62,19 @@ TEST(Yaml, AliasBombIsRefused) {
   EXPECT_EQ(yamlToJson("a: &x {b: 1}\nc: *x\n")["c"]["b"], 1);
 }
 
+TEST(Yaml, DeepNestingIsRefusedWithItsLine) {
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += std::string(static_cast<size_t>(i) * 2, ' ') + "k:\n";
+  deep += std::string(600, ' ') + "k: 1\n";
+  try {
+    (void)yamlToJson(deep);
+    FAIL() << "a document nested 301 deep must be refused";
+  } catch (const YamlError& e) {
+    EXPECT_NE(std::string(e.what()).find("nested too deeply"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("line ", 0), 0u) << e.what();
+  }
+}
+
 TEST(Yaml, EmitterRoundTripsTrickyStrings) {
   json j = {{"plain", "deepseek-ai/DeepSeek-V4.1-Flash"},
             {"looksBool", "y"},

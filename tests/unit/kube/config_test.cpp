@@ -291,24 +291,24 @@ TEST(Base64, DecodesWithAndWithoutPadding) {
   EXPECT_EQ(base64_encode("hello"), "aGVsbG8=");
 }
 
-TEST(Base64, EncodesBothAlphabetsAndRoundTrips) {
+TEST(Base64, EncodesRfc4648VectorsAndRoundTripsEveryByte) {
   // RFC 4648 §10 vectors.
   const char* plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
   const char* padded[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
   for (int i = 0; i < 7; ++i) {
     EXPECT_EQ(base64_encode(plain[i]), padded[i]);
-    std::string unpadded = padded[i];
-    unpadded.erase(unpadded.find_last_not_of('=') + 1);
-    EXPECT_EQ(base64url_encode(plain[i]), unpadded);
+    EXPECT_EQ(*base64_decode(padded[i]), plain[i]);
   }
-  // The URL alphabet where the standard one has '+' and '/'.
+  // The URL alphabet where the standard one has '+' and '/', decoded alike.
   const std::string bytes = "\xfb\xff\xbf";
   EXPECT_EQ(base64_encode(bytes), "+/+/");
-  EXPECT_EQ(base64url_encode(bytes), "-_-_");
+  EXPECT_EQ(*base64_decode("-_-_"), bytes);
   std::string all;
   for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
   EXPECT_EQ(*base64_decode(base64_encode(all)), all);
-  EXPECT_EQ(*base64_decode(base64url_encode(all)), all);
+  // Data after padding, and a lone trailing character, are not base64.
+  EXPECT_FALSE(base64_decode("Zg==Zg").has_value());
+  EXPECT_FALSE(base64_decode("Zm9vY").has_value());
 }
 
 }  // namespace

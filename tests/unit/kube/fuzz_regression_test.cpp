@@ -1,5 +1,5 @@
-// Regression tests for defects found by the fuzzers (tests/fuzz, docs/reliability.md
-// "Fuzzing"). Each test holds the input the fuzzer found, reduced.
+// Contracts the fuzzers (tests/fuzz, docs/reliability.md "Fuzzing") hold the client to,
+// each with a reduced input that breaks a client without it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,8 +13,8 @@
 namespace dgd::kube {
 namespace {
 
-// fuzz_watch: a line longer than max_line was rejected when it arrived in several chunks
-// but passed when it arrived in one, so the limit depended on TCP segmentation.
+// fuzz_watch: a line longer than max_line is refused whether it arrives in several chunks
+// or in one; otherwise the limit would depend on TCP segmentation.
 TEST(FuzzRegression, FrameLimitHoldsForALineInOneChunk) {
   LineFramer f(8);
   std::vector<std::string> lines;
@@ -32,9 +32,9 @@ Result<RestConfig> load_text(const std::string& text) {
   return load_kubeconfig(o);
 }
 
-// fuzz_kubeconfig: a clusters[] entry without its `cluster:` block made load_kubeconfig
-// throw YAML::InvalidNode ("invalid node; first invalid key: \"cluster\""), which ends the
-// operator at start-up instead of naming the problem.
+// fuzz_kubeconfig: a clusters[] entry without its `cluster:` block is an error naming the
+// entry; a YAML::InvalidNode escaping load_kubeconfig ("invalid node; first invalid key:
+// \"cluster\"") would end the operator at start-up instead of naming the problem.
 TEST(FuzzRegression, KubeconfigEntryWithoutItsBlockIsAnError) {
   Result<RestConfig> c = Error{};
   ASSERT_NO_THROW(c = load_text(R"(current-context: x
@@ -73,8 +73,8 @@ TEST(FuzzRegression, KubeconfigBlocksOfTheWrongTypeAreErrors) {
 }
 
 // fuzz_watch: an ERROR watch event (or any error response) whose Status has a field of the
-// wrong JSON type made error_from_response throw nlohmann::json::type_error, which ended the
-// process (std::terminate) instead of yielding an Error.
+// wrong JSON type yields an Error; a nlohmann::json::type_error escaping error_from_response
+// would end the process (std::terminate).
 TEST(FuzzRegression, StatusWithWrongFieldTypesIsAnErrorNotAnException) {
   for (const char* body : {R"({"kind":"Status","reason":5,"message":"m","code":410})",
                            R"({"kind":"Status","reason":"Expired","message":1})",

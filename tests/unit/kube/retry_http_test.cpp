@@ -4,22 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cpprest/containerstream.h>
-#include <cpprest/http_listener.h>
 #include <deque>
 #include <mutex>
 #include <vector>
 #include <nlohmann/json.hpp>
 
-#include "common/free_port.h"
+#include "common/loopback_http_server.h"
+#include "common/refusing_port.h"
 #include "dgd/kube/rest_client.h"
 
 namespace dgd::kube {
 namespace {
-
-namespace http = web::http;
-
-using testing::free_port;
 
 struct Scripted {
   int status;
@@ -27,38 +22,28 @@ struct Scripted {
   std::string body;
 };
 
+// Answers requests from a script, then 200 with a ConfigMap.
 class ScriptedServer {
  public:
-  explicit ScriptedServer(std::deque<Scripted> script) : script_(std::move(script)) {
-    url_ = "http://127.0.0.1:" + std::to_string(free_port());
-    listener_ = std::make_unique<http::experimental::listener::http_listener>(url_);
-    listener_->support([this](http::http_request req) {
-      Scripted s{200, "", R"({"kind":"ConfigMap","metadata":{"name":"c"}})"};
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        ++requests_;
-        user_agents_.push_back(req.headers().has("User-Agent") ? req.headers()["User-Agent"] : "");
-        if (!script_.empty()) {
-          s = script_.front();
-          script_.pop_front();
-        }
-      }
-      http::http_response r(static_cast<http::status_code>(s.status));
-      if (!s.retry_after.empty()) r.headers().add("Retry-After", s.retry_after);
-      // As bytes: cpprest's std::string overload is undefined behaviour (cpprest_transport.cpp).
-      r.set_body(concurrency::streams::bytestream::open_istream(std::vector<unsigned char>(s.body.begin(), s.body.end())),
-                 s.body.size(), "application/json");
-      req.reply(r).then([](pplx::task<void> t) {
-        try {
-          t.get();
-        } catch (...) {
-        }
-      });
-    });
-    listener_->open().wait();
-  }
-  ~ScriptedServer() { listener_->close().wait(); }
-  const std::string& url() const { return url_; }
+  explicit ScriptedServer(std::deque<Scripted> script)
+      : script_(std::move(script)), server_([this](const testing::LoopbackHttpServer::Request& req) {
+          Scripted s{200, "", R"({"kind":"ConfigMap","metadata":{"name":"c"}})"};
+          {
+            std::lock_guard<std::mutex> l(mu_);
+            ++requests_;
+            user_agents_.emplace_back(req[boost::beast::http::field::user_agent]);
+            if (!script_.empty()) {
+              s = script_.front();
+              script_.pop_front();
+            }
+          }
+          testing::LoopbackHttpServer::Response r{static_cast<boost::beast::http::status>(s.status), 11};
+          if (!s.retry_after.empty()) r.set(boost::beast::http::field::retry_after, s.retry_after);
+          r.set(boost::beast::http::field::content_type, "application/json");
+          r.body() = s.body;
+          return r;
+        }) {}
+  std::string url() const { return server_.url(); }
   int requests() {
     std::lock_guard<std::mutex> l(mu_);
     return requests_;
@@ -69,8 +54,7 @@ class ScriptedServer {
   std::deque<Scripted> script_;
   int requests_ = 0;
   std::vector<std::string> user_agents_;
-  std::string url_;
-  std::unique_ptr<http::experimental::listener::http_listener> listener_;
+  testing::LoopbackHttpServer server_;  // last: it calls back into the members above
 };
 
 const char* kThrottled = R"({"kind":"Status","status":"Failure","reason":"TooManyRequests","code":429})";
@@ -115,8 +99,9 @@ TEST(RetryOverHttp, ForbiddenIsReportedNotRetried) {
 }
 
 TEST(RetryOverHttp, UnreachableServerIsATransportError) {
+  testing::RefusingPort refusing;
   RestConfig c;
-  c.server = "http://127.0.0.1:" + std::to_string(free_port());
+  c.server = refusing.url();
   ClientOptions o;
   o.max_retries = 0;
   RestClient client(c, o);

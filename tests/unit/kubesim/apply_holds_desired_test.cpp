@@ -5,23 +5,23 @@
 // operator would rewrite at every pass, or a change it would never write.
 #include "kubesim/apply/server_side_apply.h"
 
-#include "dgd/kube/desired_state.h"
-#include "unit/kube/desired_state_cases.h"
+#include "dgd/object/desired_state.h"
+#include "unit/object/desired_state_cases.h"
 
 #include <gtest/gtest.h>
 
 namespace kubesim::apply {
 namespace {
 
-using dgd::kube::desired_cases::DesiredCase;
+using dgd::object::desired_cases::DesiredCase;
 using nlohmann::json;
 
 class HoldsDesiredAgainstApply : public ::testing::TestWithParam<DesiredCase> {};
 
 TEST_P(HoldsDesiredAgainstApply, ApplyChangesTheObjectExactlyWhenItDoesNotHold) {
   const DesiredCase& c = GetParam();
-  json live = dgd::kube::desired_cases::deployment(c.live_spec);
-  json desired = dgd::kube::desired_cases::deployment(c.desired_spec);
+  json live = dgd::object::desired_cases::deployment(c.live_spec);
+  json desired = dgd::object::desired_cases::deployment(c.desired_spec);
   ApplyOptions o;
   o.manager = "dgd-operator";
   o.force = true;
@@ -30,14 +30,14 @@ TEST_P(HoldsDesiredAgainstApply, ApplyChangesTheObjectExactlyWhenItDoesNotHold) 
   ASSERT_TRUE(r.ok());
   r.object["metadata"].erase("managedFields");
   EXPECT_EQ(r.object == live, c.holds) << "apply result: " << r.object["spec"].dump();
-  EXPECT_EQ(dgd::kube::holds_desired(live, desired, dgd::kube::schema_for_object(desired)), c.holds);
+  EXPECT_EQ(dgd::object::holds_desired(live, desired, dgd::object::schema_for_object(desired)), c.holds);
 }
 
 // The cases about storage rules of typed kinds (empty maps and lists are not stored) are
 // not visible in an apply result and are left out.
 std::vector<DesiredCase> apply_cases() {
   std::vector<DesiredCase> out;
-  for (const DesiredCase& c : dgd::kube::desired_cases::deployment_cases())
+  for (const DesiredCase& c : dgd::object::desired_cases::deployment_cases())
     if (c.check_against_apply) out.push_back(c);
   return out;
 }

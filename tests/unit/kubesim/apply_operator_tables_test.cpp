@@ -1,11 +1,11 @@
-// The operator's hand-written field tables (dgd/kube/field_schema.h, which its
+// The operator's hand-written field tables (dgd/object/field_schema.h, which its
 // holds_desired and strategic merge use) against the merge types kube-sim reads from
 // Kubernetes' OpenAPI document: every list and map the operator declares for the kinds it
 // writes must merge the same way, or the operator's "already holds it" answers differ from
 // what an apply does (a child rewritten at every pass, or a change never written).
 #include "kubesim/apply/merge_schema.h"
 
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/field_schema.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 namespace kubesim::apply {
 namespace {
 
-using dgd::kube::FieldSchema;
+using dgd::object::FieldSchema;
 
 std::string list_name(ListType t) {
   return t == ListType::map ? "map" : t == ListType::set ? "set" : "atomic";
@@ -64,7 +64,7 @@ TEST(OperatorFieldTables, AgreeWithTheDocumentForTheKindsTheOperatorWrites) {
                {"rbac.authorization.k8s.io", "v1", "Role"}, {"rbac.authorization.k8s.io", "v1", "RoleBinding"}};
   std::vector<std::string> differences;
   for (const Kind& k : kinds) {
-    const FieldSchema* op = dgd::kube::builtin_schema(k.group, k.kind);
+    const FieldSchema* op = dgd::object::builtin_schema(k.group, k.kind);
     ASSERT_NE(op, nullptr) << k.kind;
     auto doc = builtin_type(k.group, k.version, k.kind);
     ASSERT_TRUE(doc.has_value()) << k.kind;

@@ -6,7 +6,7 @@
 
 #include "kubesim/api_error.h"
 
-#include "dgd/kube/desired_state.h"
+#include "dgd/object/desired_state.h"
 
 #include <gtest/gtest.h>
 
@@ -644,7 +644,7 @@ TEST(ServerSideApplyProperties, RandomApplySequencesKeepTheInvariants) {
         continue;
       }
       ++applies;
-      auto diff = dgd::kube::first_difference(r.object, cfg, dgd::kube::schema_for_object(cfg));
+      auto diff = dgd::object::first_difference(r.object, cfg, dgd::object::schema_for_object(cfg));
       EXPECT_FALSE(diff.has_value()) << "round " << round << " step " << step << ": " << *diff << "\ncfg "
                                      << cfg.dump() << "\nresult " << r.object.dump();
       ApplyResult again = server_side_apply(r.object, cfg, deploy(), o);
@@ -707,7 +707,7 @@ TEST(ServerSideApplyProperties, HoldsDesiredIsExactlyApplyIsANoOp) {
     json before = live, after = r.object;
     before["metadata"].erase("managedFields");
     after["metadata"].erase("managedFields");
-    const bool held = dgd::kube::holds_desired(live, desired, dgd::kube::schema_for_object(desired));
+    const bool held = dgd::object::holds_desired(live, desired, dgd::object::schema_for_object(desired));
     EXPECT_EQ(held, before == after) << "round " << round << "\nlive " << before.dump() << "\ndesired "
                                      << desired.dump() << "\napplied " << after.dump();
     (held ? holds : differs)++;

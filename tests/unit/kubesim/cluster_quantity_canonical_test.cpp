@@ -67,6 +67,21 @@ TEST(CanonicalQuantity, RoundsUpToNanoAndCapsBinaryAtInt64) {
   EXPECT_EQ(canonical_quantity("7Ei"), "7Ei");
 }
 
+TEST(CanonicalQuantity, MilliValuesAreExactAndRoundUp) {
+  // MilliValue rounds the nano amount up, whatever its size: no binary floating point.
+  EXPECT_EQ(parse_milli("1.0000000001"), 1001);
+  EXPECT_EQ(parse_milli("-1.0000000001"), -1001);
+  EXPECT_EQ(parse_milli("0.0005"), 1);
+  EXPECT_EQ(parse_milli("9223372036854775.807"), 9223372036854775807LL);
+  EXPECT_EQ(parse_milli("9223372036854775.806"), 9223372036854775806LL);
+  EXPECT_EQ(parse_milli("9223372036854776"), 9223372036854775807LL);  // saturates
+  EXPECT_EQ(parse_milli("1e5000"), 9223372036854775807LL);
+  EXPECT_EQ(scheduler_units("memory", "1.0000000001"), 2);
+  // The grammar check words what ParseQuantity refuses.
+  EXPECT_EQ(quantity_problem("1e2147483648"), "unable to parse quantity's suffix");
+  EXPECT_EQ(quantity_problem("1Gi"), "");
+}
+
 TEST(CanonicalQuantity, RejectsWhatUpstreamRejects) {
   for (const char* bad : {"", "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", " 1", "1 ",
                           "1K", "1 Gi", "Gi1", "1e"}) {

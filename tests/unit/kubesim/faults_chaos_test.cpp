@@ -225,11 +225,12 @@ TEST(OutageTest, StopEndsAnOutageEarly) {
   ApiServer api(store, tokens, log, ApiServerOptions{});
   HttpServer server(api, HttpServerOptions{});
   server.start();
-  ASSERT_TRUE(server.begin_outage(std::chrono::seconds(60)));
+  // An outage of a day: stop() returning at all (no timing) shows that it ended the outage;
+  // if it waited the outage out, ctest's time limit would end the test.
+  ASSERT_TRUE(server.begin_outage(std::chrono::hours(24)));
   ASSERT_TRUE(eventually([&] { return http_get(server.port(), "/healthz").empty(); }));
-  const auto t0 = std::chrono::steady_clock::now();
-  server.stop();  // would hang for the rest of the minute if the outage ignored it
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  server.stop();
+  EXPECT_EQ(server.open_connections(), 0u);
 }
 
 }  // namespace

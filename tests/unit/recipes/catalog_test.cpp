@@ -32,12 +32,51 @@ TEST(Catalog, HoldsExactlyTheTwelveTargetsSortedByName) {
   EXPECT_EQ(names, kTargets);
 }
 
+TEST(Catalog, RecipesLiveWhereTheRecipePagesNameThem) {
+  // The pages' commands take these paths verbatim (kubectl apply -f ${RECIPE}/deploy.yaml,
+  // kubectl apply -f recipes/deepseek-v4.1-flash/sglang/disagg-gb200/deploy-generic.yaml).
+  const auto& c = Catalog::builtin();
+  const std::pair<const char*, const char*> want[] = {
+      {"deepseek-v4-flash/vllm/agg-b200-agentic", "deepseek-v4/deepseek-v4-flash/vllm/agg-b200-agentic/deploy.yaml"},
+      {"deepseek-v4-flash/vllm/disagg-h200-agentic", "deepseek-v4/deepseek-v4-flash/vllm/disagg-h200-agentic/deploy.yaml"},
+      {"deepseek-v4.1-flash/sglang/agg-gb200", "deepseek-v4.1-flash/sglang/agg-gb200/deploy.yaml"},
+      {"deepseek-v4.1-flash/sglang/disagg-gb200", "deepseek-v4.1-flash/sglang/disagg-gb200/deploy-generic.yaml"},
+      {"deepseek-v4.1-flash/vllm/disagg-gb200-agentic", "deepseek-v4.1-flash/vllm/disagg-gb200-agentic/deploy.yaml"},
+  };
+  for (const auto& [name, path] : want) {
+    const Recipe* r = c.find(name);
+    ASSERT_NE(r, nullptr) << name;
+    EXPECT_EQ(r->path, path);
+  }
+}
+
+TEST(Catalog, NamesATargetByItsLastThreeFoldersAndRefusesASecondFile) {
+  const std::string a = Catalog::builtin().all().at(0).source, b = Catalog::builtin().all().at(1).source;
+  const std::vector<EmbeddedFile> files = {
+      {"fam/m/vllm/t/deploy.yaml", a, ""},
+      {"m2/sglang/t/deploy-generic.yaml", b, ""},
+      {"fam/m/vllm/t/deploy-generic.yaml", b, ""},
+      {"fam/m/perf/perf.yaml", b, ""},
+      {"m/vllm/t/dgd.yaml", b, ""},
+  };
+  std::vector<api::FieldError> errors;
+  const Catalog c = Catalog::fromFiles(files, &errors);
+  ASSERT_EQ(c.all().size(), 2u);
+  EXPECT_EQ(c.all()[0].name, "m/vllm/t");
+  EXPECT_EQ(c.all()[0].source, a);
+  EXPECT_EQ(c.all()[0].path, "fam/m/vllm/t/deploy.yaml");
+  EXPECT_EQ(c.all()[1].name, "m2/sglang/t");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].path, "fam/m/vllm/t/deploy-generic.yaml");
+  EXPECT_NE(errors[0].message.find("a second DGD file for recipe m/vllm/t"), std::string::npos) << errors[0].message;
+}
+
 TEST(Catalog, BuiltinReadFromCompiledJsonEqualsTheYamlTheUserSees) {
   // builtin() reads the build-time JSON form (src/buildtools/); the same recipes read from
   // their YAML text must give the same documents, or the catalog and the Kustomize
   // folders users apply would disagree.
   std::vector<EmbeddedFile> files;
-  for (const auto& r : Catalog::builtin().all()) files.push_back({r.name + "/dgd.yaml", r.source});
+  for (const auto& r : Catalog::builtin().all()) files.push_back({r.path, r.source, ""});
   const Catalog from_yaml = Catalog::fromFiles(files, nullptr);
   ASSERT_EQ(from_yaml.all().size(), Catalog::builtin().all().size());
   for (const auto& r : Catalog::builtin().all()) {
@@ -52,7 +91,7 @@ TEST(Catalog, EveryEmbeddedRecipeParsesWithoutProblems) {
   // Re-parse the embedded sources: a recipe that does not parse is silently left out of
   // builtin(), so this is where such a defect shows.
   std::vector<EmbeddedFile> files;
-  for (const auto& r : Catalog::builtin().all()) files.push_back({r.name + "/dgd.yaml", r.source});
+  for (const auto& r : Catalog::builtin().all()) files.push_back({r.path, r.source, ""});
   std::vector<api::FieldError> errors;
   auto c = Catalog::fromFiles(files, &errors);
   for (const auto& e : errors) ADD_FAILURE() << e.str();

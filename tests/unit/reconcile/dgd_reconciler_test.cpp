@@ -9,8 +9,8 @@
 #include <map>
 #include <thread>
 
-#include "dgd/kube/desired_state.h"
-#include "dgd/kube/field_schema.h"
+#include "dgd/object/desired_state.h"
+#include "dgd/object/field_schema.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/api/parse.h"
 #include "dgd/recipes/expand.h"

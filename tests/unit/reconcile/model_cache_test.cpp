@@ -90,6 +90,60 @@ TEST(ModelCacheSpec, NoCacheOrNoDownload) {
   EXPECT_EQ(model_cache_spec(graph_with(disabled))->job_name, "");
 }
 
+// A Job made outside the operator (the recipe pages' model-download) stands for the DGD's
+// download when its label names the cache and its annotations the model and revision.
+json record(const std::string& name, const std::string& claim, const std::string& ids, const char* revision,
+            const std::string& condition) {
+  json notes = {{kAnnotationModelId, ids}};
+  if (revision != nullptr) notes[kAnnotationModelRevision] = revision;
+  json j = {{"metadata", {{"name", name}, {"labels", {{render::kLabelModelCache, claim}}}, {"annotations", notes}}},
+            {"status", json::object()}};
+  if (!condition.empty()) j["status"]["conditions"] = json::array({{{"type", condition}, {"status", "True"}}});
+  return j;
+}
+
+TEST(FindDownloadRecord, TakesTheJobThatNamesTheCacheModelAndRevision) {
+  const std::vector<json> jobs = {
+      record("other-cache", "another-pvc", "deepseek-ai/DeepSeek-V4.1-Flash", "dba1be0", "Complete"),
+      record("old-revision", "shared-model-cache", "deepseek-ai/DeepSeek-V4.1-Flash", "0000000", "Complete"),
+      record("other-model", "shared-model-cache", "deepseek-ai/DeepSeek-V4-Flash", "dba1be0", "Complete"),
+      record("model-download", "shared-model-cache", "deepseek-ai/DeepSeek-V4.1-Flash", "dba1be0", "Complete"),
+  };
+  const json* r = find_download_record(spec(), jobs);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ((*r)["metadata"]["name"], "model-download");
+}
+
+TEST(FindDownloadRecord, PrefersACompletedOneIgnoresAFailedOneAndTheOperatorsOwn) {
+  const std::string id = "deepseek-ai/DeepSeek-V4.1-Flash";
+  std::vector<json> jobs = {record("failed", "shared-model-cache", id, "dba1be0", "Failed"),
+                            record("running", "shared-model-cache", id, "dba1be0", ""),
+                            record("done", "shared-model-cache", id, "dba1be0", "Complete")};
+  EXPECT_EQ((*find_download_record(spec(), jobs))["metadata"]["name"], "done");
+  jobs.pop_back();
+  EXPECT_EQ((*find_download_record(spec(), jobs))["metadata"]["name"], "running");
+  jobs.pop_back();
+  EXPECT_EQ(find_download_record(spec(), jobs), nullptr);
+  jobs = {record(spec().job_name, "shared-model-cache", id, "dba1be0", "Complete")};
+  EXPECT_EQ(find_download_record(spec(), jobs), nullptr);  // found by name, not as a record
+}
+
+TEST(FindDownloadRecord, SeveralModelsAndTheDefaultBranch) {
+  // The V4 page's Job fills both checkpoints and pins no revision.
+  json model = kModel;
+  model["id"] = "deepseek-ai/DeepSeek-V4-Flash";
+  model.erase("revision");
+  const ModelCacheSpec unpinned = *model_cache_spec(graph_with(model));
+  std::vector<json> jobs = {record("model-download", "shared-model-cache",
+                                   "nvidia/DeepSeek-V4-Flash-NVFP4, deepseek-ai/DeepSeek-V4-Flash", nullptr, "Complete")};
+  EXPECT_NE(find_download_record(unpinned, jobs), nullptr);
+  jobs[0]["metadata"]["annotations"][kAnnotationModelRevision] = "";
+  EXPECT_NE(find_download_record(unpinned, jobs), nullptr);
+  EXPECT_EQ(find_download_record(spec(), jobs), nullptr);  // a pinned revision is not the default branch
+  jobs[0]["metadata"]["annotations"][kAnnotationModelId] = "nvidia/DeepSeek-V4-Flash-NVFP4";
+  EXPECT_EQ(find_download_record(unpinned, jobs), nullptr);
+}
+
 TEST(AssessModelCache, CacheWithoutDownloadHoldsNothing) {
   json no_download = kModel;
   no_download.erase("download");

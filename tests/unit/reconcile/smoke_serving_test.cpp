@@ -1,6 +1,8 @@
 // ServingChecks (serving.h): when checks run, what the Serving condition says, that an
 // unchanged failure is retried without changing the condition, and that a slow frontend
-// does not hold up another DGD's check. The HTTP call is a fake transport.
+// does not hold up another DGD's check. The HTTP call is a fake transport. "No check ran"
+// is asserted after a marker DGD's check has run to its end on the only worker, never
+// after a pause.
 #include "dgd/reconcile/serving.h"
 
 #include <gtest/gtest.h>
@@ -116,19 +118,32 @@ ServingChecks::Observation observe(Harness& h, const std::string& ns, int64_t ge
   return h.checks->observe(ns + "/g", ns, "uid-" + ns, gen, ready, p, previous);
 }
 
+// Runs the check of a marker DGD, "z/g", to its end: its requeue comes after its result
+// was handled. With one worker (Harness(1)), which takes due checks in key order ("z/g"
+// last), every check due before the marker has then started, and every check started
+// before it has had its result handled.
+void run_marker_check(Harness& h) {
+  size_t before = h.requeues();
+  h.set("z", [](const kube::CancelToken&) { return answer("READY"); });
+  observe(h, "z", 1, true);
+  ASSERT_TRUE(h.wait_requeues(before + 1));
+  std::lock_guard<std::mutex> lock(h.mu);
+  EXPECT_EQ(h.requeued.back(), "z/g");
+}
+
 TEST(ServingChecks, NothingRunsBeforeReady) {
-  Harness h;
+  Harness h(1);
   h.set("a", [](const kube::CancelToken&) { return answer("READY"); });
   auto o = observe(h, "a", 1, false);
   ASSERT_TRUE(o.condition);
   EXPECT_EQ(o.condition->status, "Unknown");
   EXPECT_EQ(o.condition->reason, kReasonAwaitingReady);
-  std::this_thread::sleep_for(50ms);
-  EXPECT_EQ(h.checks->checks_started(), 0u);
+  run_marker_check(h);
+  EXPECT_EQ(h.checks->checks_started(), 1u) << "only the marker's check ran";
 }
 
 TEST(ServingChecks, ReadyGraphGetsServingTrueWithOneEvent) {
-  Harness h;
+  Harness h(1);
   h.set("a", [](const kube::CancelToken&) { return answer("READY"); });
   auto pending = observe(h, "a", 1, true);
   ASSERT_TRUE(pending.condition);
@@ -146,8 +161,8 @@ TEST(ServingChecks, ReadyGraphGetsServingTrueWithOneEvent) {
   auto again = observe(h, "a", 1, true);
   EXPECT_EQ(again.condition->message, done.condition->message);
   EXPECT_FALSE(again.event);
-  std::this_thread::sleep_for(100ms);
-  EXPECT_EQ(h.checks->checks_started(), 1u);
+  run_marker_check(h);
+  EXPECT_EQ(h.checks->checks_started(), 2u) << "a's check and the marker's, no second check of a";
 }
 
 TEST(ServingChecks, UnchangedFailureIsRetriedWithoutChangingTheCondition) {
@@ -215,7 +230,7 @@ TEST(ServingChecks, NewGenerationAndNotReadyInBetweenRunTheCheckAgain) {
 TEST(ServingChecks, PendingCheckKeepsTheLiveCondition) {
   // An operator restart: the status already says Serving=True; until the new result is
   // in, the condition stays exactly as it is (no write).
-  Harness h;
+  Harness h(1);
   std::atomic<bool> release{false};
   h.set("a", [&](const kube::CancelToken& c) {
     while (!release && !c.cancelled()) std::this_thread::sleep_for(1ms);
@@ -228,8 +243,8 @@ TEST(ServingChecks, PendingCheckKeepsTheLiveCondition) {
   EXPECT_EQ(o.condition->status, "True");
   release = true;
   // Same outcome as the live condition: nothing to requeue.
-  ASSERT_TRUE(h.wait_checks(1));
-  std::this_thread::sleep_for(50ms);
+  run_marker_check(h);
+  EXPECT_EQ(h.requeues(), 1u) << "only the marker requeued: a's unchanged outcome needs no write";
   auto after = observe(h, "a", 1, true, plan(), live);
   EXPECT_EQ(after.condition->message, live.message);
   EXPECT_FALSE(after.event);
@@ -255,7 +270,7 @@ TEST(ServingChecks, HangingFrontendDoesNotBlockAnotherDgd) {
 }
 
 TEST(ServingChecks, DisabledOrNoModelName) {
-  Harness h;
+  Harness h(1);
   SmokePlan off = plan();
   off.enabled = false;
   EXPECT_FALSE(observe(h, "a", 1, true, off).condition);
@@ -264,12 +279,12 @@ TEST(ServingChecks, DisabledOrNoModelName) {
   auto o = observe(h, "a", 1, true, nameless);
   ASSERT_TRUE(o.condition);
   EXPECT_EQ(o.condition->reason, kReasonNoServedModelName);
-  std::this_thread::sleep_for(30ms);
-  EXPECT_EQ(h.checks->checks_started(), 0u);
+  run_marker_check(h);
+  EXPECT_EQ(h.checks->checks_started(), 1u) << "only the marker's check ran";
 }
 
 TEST(ServingChecks, ForgetDropsAResultInFlight) {
-  Harness h;
+  Harness h(1);
   std::atomic<bool> release{false};
   h.set("a", [&](const kube::CancelToken& c) {
     while (!release && !c.cancelled()) std::this_thread::sleep_for(1ms);
@@ -279,8 +294,8 @@ TEST(ServingChecks, ForgetDropsAResultInFlight) {
   ASSERT_TRUE(h.wait_checks(1));
   h.checks->forget("a/g");
   release = true;
-  std::this_thread::sleep_for(50ms);
-  EXPECT_EQ(h.requeues(), 0u);
+  run_marker_check(h);
+  EXPECT_EQ(h.requeues(), 1u) << "only the marker requeued: a's result was dropped";
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <set>
 #include <thread>
 
-#include "common/free_port.h"
 #include "common/kubesim_process.h"
 #include "common/prom_text.h"
 #include "dgd/kube/metrics.h"
@@ -60,10 +60,18 @@ TEST(ManagerKubeSim, ServesProbesAndMetricsAndReconciles) {
                              {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "m"}}}}).ok());
   ASSERT_TRUE(setup.create(kube::resources::config_maps(), "m",
                             {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "seed"}}}}).ok());
-  int metrics_port = testing::free_port(), health_port = testing::free_port();
+  // Port 0: each listener binds a port the kernel picks and reports it. Two addresses (equal
+  // ones would share one listener), both reachable on the loopback.
+  std::mutex bound_mu;
+  std::string metrics_bound, health_bound;
   ManagerOptions mo;
-  mo.metrics_address = "127.0.0.1:" + std::to_string(metrics_port);
-  mo.health_address = "127.0.0.1:" + std::to_string(health_port);
+  mo.metrics_address = "127.0.0.1:0";
+  mo.health_address = ":0";
+  mo.on_listening = [&](const std::string& address, bool serves_metrics, bool serves_probes) {
+    std::lock_guard<std::mutex> l(bound_mu);
+    if (serves_metrics) metrics_bound = address;
+    if (serves_probes) health_bound = address;
+  };
   mo.leader_election = true;
   mo.leader_election_options.lease_namespace = "m";
   mo.leader_election_options.lease_name = "manager-test";
@@ -101,7 +109,16 @@ TEST(ManagerKubeSim, ServesProbesAndMetricsAndReconciles) {
       if (t.joinable()) t.join();
     }
   } joiner{stop, run};
-  Probe metrics(metrics_port), health(health_port);
+  auto bound = [&](const std::string& which) {
+    std::lock_guard<std::mutex> l(bound_mu);
+    return which == "metrics" ? metrics_bound : health_bound;
+  };
+  ASSERT_TRUE(eventually([&] { return !bound("metrics").empty() && !bound("health").empty(); }));
+  auto port_of = [](const std::string& address) { return std::stoi(address.substr(address.rfind(':') + 1)); };
+  EXPECT_EQ(bound("health").rfind("0.0.0.0:", 0), 0u) << bound("health");
+  ASSERT_NE(port_of(bound("metrics")), 0);
+  ASSERT_NE(port_of(bound("metrics")), port_of(bound("health"))) << "two listeners, two ports";
+  Probe metrics(port_of(bound("metrics"))), health(port_of(bound("health")));
   ASSERT_TRUE(eventually([&] { return health.get("/healthz").first == 200; }));
   ASSERT_TRUE(eventually([&] { return health.get("/readyz").first == 200; })) << "caches never synced";
   ASSERT_TRUE(setup.create(kube::resources::config_maps(), "m",
