@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,6 +31,18 @@ std::optional<std::string> read_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Why read_file(path) failed, as kubectl says it: `the path "X" does not exist`, or
+// `cannot read X: <the system's reason>`.
+std::string unreadable(const std::string& path) {
+  std::ifstream probe(path, std::ios::binary);
+  const int opened = probe.is_open() ? 0 : errno;
+  if (opened == ENOENT) return "the path \"" + path + "\" does not exist";
+  if (opened != 0) return "cannot read " + path + ": " + std::strerror(opened);
+  probe.get();  // a directory opens but cannot be read
+  const int read_error = probe.bad() ? errno : 0;
+  return "cannot read " + path + (read_error != 0 ? std::string(": ") + std::strerror(read_error) : std::string());
 }
 
 std::string getenv_or(const char* name, const std::string& fallback) {
@@ -64,7 +78,7 @@ std::string str(const YAML::Node& n, const char* key) {
 // Reads one kubeconfig file into `m`; entries already present win (kubectl's merge rule).
 Status merge_file(const std::string& file, Merged& m) {
   auto text = read_file(file);
-  if (!text) return config_error("kubeconfig " + file + ": cannot read");
+  if (!text) return config_error("kubeconfig: " + unreadable(file));
   YAML::Node root;
   try {
     root = YAML::Load(*text);
@@ -111,7 +125,7 @@ Result<std::string> pem_from(const YAML::Node& n, const char* data_key, const ch
   if (file.empty()) return std::string();
   std::string path = resolve(file, where.dir);
   auto content = read_file(path);
-  if (!content) return config_error("kubeconfig " + where.file + ": " + what + "." + file_key + " " + path + ": cannot read");
+  if (!content) return config_error("kubeconfig " + where.file + ": " + what + "." + file_key + ": " + unreadable(path));
   return *content;
 }
 
@@ -241,7 +255,7 @@ Result<RestConfig> load_in_cluster(const InClusterOptions& options) {
   c.token_file = dir + "/token";
   if (!fs::exists(c.token_file)) return config_error("in-cluster: " + c.token_file + " does not exist");
   auto ca = read_file(dir + "/ca.crt");
-  if (!ca) return config_error("in-cluster: cannot read " + dir + "/ca.crt");
+  if (!ca) return config_error("in-cluster: " + unreadable(dir + "/ca.crt"));
   c.ca_pem = *ca;
   if (auto ns = read_file(dir + "/namespace"); ns && !ns->empty()) {
     while (!ns->empty() && (ns->back() == '\n' || ns->back() == ' ')) ns->pop_back();

@@ -67,14 +67,16 @@ void RestClient::set_write_gate(std::function<bool()> gate) { write_gate_ = std:
 
 void RestClient::record(const std::string& verb, int code, std::chrono::steady_clock::duration took) {
   if (!options_.metrics) return;
-  std::string method = verb;
+  // Labelled by HTTP method as client-go labels them (a list and a watch are GETs, a
+  // server-side apply a PATCH), so client-go's dashboards and alerts read these as theirs.
+  const std::string method = verb == "LIST" || verb == "WATCH" ? "GET" : verb == "APPLY" ? "PATCH" : verb;
   options_.metrics
       ->counter("rest_client_requests_total", "HTTP requests to the API server, by status code, method and host.",
                 {{"code", code == 0 ? "<error>" : std::to_string(code)}, {"host", host_label_}, {"method", method}})
       .inc();
   options_.metrics
-      ->histogram("rest_client_request_duration_seconds", "Latency of API server requests, by verb.",
-                  {{"verb", verb}})
+      ->histogram("rest_client_request_duration_seconds", "Latency of API server requests, by HTTP method and host.",
+                  {{"host", host_label_}, {"verb", method}})
       .observe(std::chrono::duration<double>(took).count());
 }
 

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+#include <unordered_map>
+
 #include "dgd/api/defaults.h"
 #include "dgd/api/parse.h"
 #include "dgd/object/field_schema.h"
@@ -28,23 +31,44 @@ json deepMerge(json base, const json& over) {
 }
 
 // Lists of {name: ...} items: an item of `over` replaces the same-named item of `base`
-// in place; new names are appended in `over`'s order.
+// in place (the first of that name); new names are appended in `over`'s order. A map of
+// names keeps it linear: a user's env list can hold tens of thousands of entries.
 json mergeByName(const json& base, const json& over) {
   if (!base.is_array()) return over;
   if (!over.is_array()) return base;
   json out = base;
+  std::unordered_map<std::string, size_t> index_of;  // string names only; others never match
+  for (size_t i = 0; i < out.size(); ++i) {
+    const json& existing = out[i];
+    if (!existing.is_object()) continue;
+    auto name = existing.find("name");
+    if (name != existing.end() && name->is_string()) index_of.emplace(name->get<std::string>(), i);
+  }
   for (const auto& item : over) {
-    bool replaced = false;
-    if (item.is_object() && item.contains("name")) {
+    const json* name = nullptr;
+    if (item.is_object()) {
+      auto it = item.find("name");
+      if (it != item.end()) name = &*it;
+    }
+    if (name != nullptr && name->is_string()) {
+      auto [found, added] = index_of.emplace(name->get<std::string>(), out.size());
+      if (!added) {
+        out[found->second] = item;
+        continue;
+      }
+    } else if (name != nullptr) {
+      // A non-string name (a mistake the validation reports) matches by value as before.
+      bool replaced = false;
       for (auto& existing : out) {
-        if (existing.is_object() && existing.value("name", json()) == item["name"]) {
+        if (existing.is_object() && existing.value("name", json()) == *name) {
           existing = item;
           replaced = true;
           break;
         }
       }
+      if (replaced) continue;
     }
-    if (!replaced) out.push_back(item);
+    out.push_back(item);
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #endif
 
 #include "dgd/kube/metrics.h"
+#include "dgd/runtime/condition_gauge.h"
 #include "dgd/kube/rest_client.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/reconcile/cache_fields.h"
@@ -219,6 +220,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
     };
     dgds.add_handler(h);
   }
+  dgds.add_handler(runtime::condition_gauge(metrics, {"dgd_graphs", "DynamoGraphDeployments by the status of their Ready and Serving conditions.", {"Ready", "Serving"}}));
   cluster.set_dgd_store(&dgds.store());
   // Child, pod, node and download events wake their DGD after a short window, so a
   // burst of them (a Deployment's status moving replica by replica) costs one reconcile.

@@ -143,8 +143,9 @@ json compute_status(const StatusInput& in) {
   const bool spec_valid = in.spec_errors.empty();
   if (!spec_valid) {
     conds.push_back({"Ready", "False", "InvalidSpec",
-                     "the spec is invalid (see SpecValid); nothing was changed and the previous "
-                     "generation keeps serving"});
+                     in.components.empty() ? "the spec is invalid (see SpecValid); nothing was created"
+                                           : "the spec is invalid (see SpecValid); nothing was changed and the "
+                                             "previous generation keeps serving"});
     conds.push_back({"SpecValid", "False", "InvalidSpec", cap_message(join(in.spec_errors, "; "))});
   } else {
     if (!in.sync_problems.empty()) {

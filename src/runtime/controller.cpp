@@ -18,6 +18,19 @@ Controller::Controller(ControllerOptions options, std::shared_ptr<Reconciler> re
   if (q.name == "default") q.name = o_.name;
   if (!q.metrics) q.metrics = o_.metrics;
   queue_ = std::make_unique<WorkQueue>(std::move(q));
+  if (o_.metrics) {
+    // Every series present from the start at 0, as controller-runtime does: a rate() or
+    // an alert over them has data before the first reconcile or the first error.
+    kube::Labels c{{"controller", o_.name}};
+    o_.metrics->histogram("controller_runtime_reconcile_time_seconds", "Duration of reconciles.", c);
+    for (const char* result : {"success", "error", "requeue_after"}) {
+      o_.metrics->counter("controller_runtime_reconcile_total", "Reconciles by result (success, error, requeue_after).",
+                          {{"controller", o_.name}, {"result", result}});
+    }
+    o_.metrics->counter("controller_runtime_reconcile_errors_total", "Failed reconciles.", c);
+    o_.metrics->gauge("controller_runtime_max_concurrent_reconciles", "Workers of the controller.", c)
+        .set(o_.workers);
+  }
 }
 
 Controller::~Controller() { stop(); }

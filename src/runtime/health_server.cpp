@@ -11,6 +11,7 @@
 
 #include "dgd/kube/metrics.h"
 #include "dgd/runtime/process_memory.h"
+#include "dgd/runtime/process_metrics.h"
 
 namespace dgd::runtime {
 
@@ -48,7 +49,10 @@ struct HealthServer::Impl {
     if (req.method() != http::verb::get) {
       text(http::status::method_not_allowed, "method not allowed", "text/plain; charset=utf-8");
     } else if (path == "/metrics" && o.serve_metrics) {
-      if (o.metrics) sample_memory_metrics(*o.metrics);
+      if (o.metrics) {
+        sample_memory_metrics(*o.metrics);
+        sample_process_metrics(*o.metrics);
+      }
       text(http::status::ok, o.metrics ? o.metrics->render() : std::string(), "text/plain; version=0.0.4; charset=utf-8");
     } else if ((path == "/healthz" || path == "/livez") && o.serve_probes) {
       bool ok = !o.healthy || o.healthy();
@@ -113,7 +117,7 @@ kube::Status HealthServer::start() {
   auto fail = [&address](const std::string& why) {
     kube::Error err;
     err.kind = kube::ErrorKind::kConfig;
-    err.message = "health server on " + address + ": " + why;
+    err.message = why;  // the caller names the address and what it serves
     return err;
   };
   auto colon = address.rfind(':');

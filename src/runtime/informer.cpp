@@ -38,7 +38,14 @@ void release_free_memory() {
 }  // namespace
 
 Informer::Informer(std::shared_ptr<kube::RestClient> client, InformerOptions options)
-    : client_(std::move(client)), options_(std::move(options)) {}
+    : client_(std::move(client)), options_(std::move(options)) {
+  if (options_.metrics) {
+    // Present from the start at 0: "no relists" is data, not a gap on a dashboard.
+    options_.metrics->counter("dgd_informer_relists_total", "Lists after the first one (410 Gone / Expired recoveries).",
+                              {{"resource", options_.resource.to_string()}});
+    update_gauge();
+  }
+}
 
 Informer::~Informer() { stop(); }
 

@@ -103,7 +103,7 @@ kube::Status LeaderElector::validate(const LeaderElectionOptions& o) {
   auto bad = [](std::string m) {
     kube::Error e;
     e.kind = kube::ErrorKind::kConfig;
-    e.message = "leader election: " + std::move(m);
+    e.message = std::move(m);  // callers say it is about leader election
     return e;
   };
   if (o.lease_name.empty() || o.lease_namespace.empty()) return bad("lease namespace and name are required");

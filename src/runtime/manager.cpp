@@ -64,14 +64,14 @@ bool Manager::leading() const { return !elector_ || elector_->is_leader(); }
 int Manager::run(const kube::CancelToken& stop) {
   if (o_.leader_election) {
     if (auto s = LeaderElector::validate(o_.leader_election_options); !s) {
-      spdlog::error("{}", s.error().message);
+      spdlog::error("leader election: {}", s.error().message);
       return 2;
     }
   }
   std::vector<std::unique_ptr<HealthServer>> servers;
   std::string metrics_addr = normalize_listen_address(o_.metrics_address);
   std::string health_addr = normalize_listen_address(o_.health_address);
-  auto add_server = [&](const std::string& addr, bool metrics, bool probes) {
+  auto add_server = [&](const std::string& addr, bool metrics, bool probes) -> kube::Status {
     HealthServerOptions ho;
     ho.address = addr;
     ho.metrics = o_.metrics;
@@ -79,8 +79,17 @@ int Manager::run(const kube::CancelToken& stop) {
     ho.serve_metrics = metrics;
     ho.serve_probes = probes;
     servers.push_back(std::make_unique<HealthServer>(ho));
-    auto started = servers.back()->start();
-    if (started.ok() && o_.on_listening) o_.on_listening(servers.back()->bound_address(), metrics, probes);
+    kube::Status started = servers.back()->start();
+    if (!started.ok()) {
+      // Name what could not listen by the option that set its address (the operator's
+      // flags carry the same names: --metrics-addr, --health-addr).
+      kube::Error e = started.error();
+      const std::string paths = metrics && probes ? "/metrics, /healthz and /readyz" : metrics ? "/metrics" : "/healthz and /readyz";
+      const std::string option = metrics ? "metrics address (--metrics-addr)" : "health address (--health-addr)";
+      e.message = "cannot serve " + paths + " on the " + option + " " + addr + ": " + e.message;
+      return e;
+    }
+    if (o_.on_listening) o_.on_listening(servers.back()->bound_address(), metrics, probes);
     return started;
   };
   kube::Status started_servers;

@@ -16,6 +16,7 @@
 // defaults. Expanding is idempotent: expand(expand(x)) == expand(x).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -35,6 +36,28 @@ struct ExpandResult {
 ExpandResult expand(const Catalog& catalog, const api::Dgd& user);
 // The same, consuming `user` (no copy of its podTemplates when it names no recipe).
 ExpandResult expand(const Catalog& catalog, api::Dgd&& user);
+
+// What `dgdctl validate` and the operator's SpecValid condition report for one DGD, in
+// three stages, each run only when the one before found no error (so one mistake is
+// reported once, by the first stage that sees it):
+//  1. validate the DGD as written (overlay mode when it names a recipe);
+//  2. expand it;
+//  3. validate the explicit graph (complete mode).
+// Every path points into the user's DGD: an index into the merged graph's components is
+// rewritten to the index of the same-named component in the user's spec.components; an
+// error in a component only the recipe has keeps the graph's index and its message
+// names the component and the recipe. Errors and warnings, deduplicated, in order.
+struct CheckResult {
+  std::vector<api::FieldError> problems;
+  std::optional<api::Dgd> graph;  // the explicit graph, set when no problem is an error
+  bool ok() const { return !api::hasErrors(problems); }
+};
+CheckResult expandAndValidate(const Catalog& catalog, api::Dgd&& user);
+
+// Problems found in the expanded `graph`, with their component indexes rewritten into
+// `user`'s as expandAndValidate does (stage 3).
+std::vector<api::FieldError> inUserPaths(std::vector<api::FieldError> graph_problems, const api::Dgd& graph,
+                                         const api::Dgd& user);
 
 // The JSON-level overlay used by expand, exposed for tests: `over` merged onto `base`
 // (both DGD documents as api::toJson writes them). Errors carry field paths of `over`.

@@ -9,8 +9,10 @@
 #include <iostream>
 #include <string>
 
+#include "cli/command_line.h"
 #include "dgd/kube/http.h"
 #include "dgd/reconcile/operator.h"
+#include "dgd/runtime/process_metrics.h"
 #include "dgd/runtime/signals.h"
 
 namespace {
@@ -60,15 +62,42 @@ class JsonMessage final : public spdlog::custom_flag_formatter {
   }
 };
 
+// %L: the level as the flags and docs name it (spdlog's own %l says "warning" for warn);
+// padded to 5 characters in text lines so messages line up.
+class LevelName final : public spdlog::custom_flag_formatter {
+ public:
+  explicit LevelName(bool padded) : padded_(padded) {}
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    std::string_view name = "off";
+    switch (msg.level) {
+      case spdlog::level::trace: name = "trace"; break;
+      case spdlog::level::debug: name = "debug"; break;
+      case spdlog::level::info: name = "info"; break;
+      case spdlog::level::warn: name = "warn"; break;
+      case spdlog::level::err: name = "error"; break;
+      case spdlog::level::critical: name = "critical"; break;
+      default: break;
+    }
+    dest.append(name.data(), name.data() + name.size());
+    for (size_t i = name.size(); padded_ && i < 5; ++i) dest.push_back(' ');
+  }
+  std::unique_ptr<spdlog::custom_flag_formatter> clone() const override { return std::make_unique<LevelName>(padded_); }
+
+ private:
+  bool padded_;
+};
+
 void setup_logging(const std::string& format, const std::string& level) {
   auto logger = std::make_shared<spdlog::logger>("dgd-operator", std::make_shared<spdlog::sinks::stderr_sink_mt>());
   if (format == "json") {
     auto f = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
-    f->add_flag<JsonMessage>('*').set_pattern(R"({"ts":"%Y-%m-%dT%H:%M:%S.%eZ","level":"%l",%*})");
+    f->add_flag<JsonMessage>('*').add_flag<LevelName>('L', false).set_pattern(
+        R"({"ts":"%Y-%m-%dT%H:%M:%S.%eZ","level":"%L",%*})");
     logger->set_formatter(std::move(f));
   } else {
-    logger->set_formatter(std::make_unique<spdlog::pattern_formatter>("%Y-%m-%dT%H:%M:%S.%eZ %-5l %v",
-                                                                       spdlog::pattern_time_type::utc));
+    auto f = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
+    f->add_flag<LevelName>('L', true).set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %L %v");
+    logger->set_formatter(std::move(f));
   }
   logger->set_level(spdlog::level::from_str(level));
   logger->flush_on(spdlog::level::trace);
@@ -92,8 +121,8 @@ int main(int argc, char** argv) {
   double child_event_window_s = 0.3;
   size_t http_threads = 2;
 
-  CLI::App app{"dgd-operator: reconciles NVIDIA Dynamo DynamoGraphDeployments into running graphs"};
-  app.set_version_flag("--version", std::string("dgd-operator ") + dgd::reconcile::kOperatorVersion);
+  CLI::App app{"dgd-operator: reconciles NVIDIA Dynamo DynamoGraphDeployments into running graphs", "dgd-operator"};
+  app.set_version_flag("--version", dgd::cli::version_line("dgd-operator"), "print the version and exit");
   app.require_subcommand(1);
   CLI::App* run = app.add_subcommand("run", "run the controller until SIGTERM");
   run->add_option("--kubeconfig", o.kubeconfig.path,
@@ -161,9 +190,11 @@ int main(int argc, char** argv) {
 
   add_serving_flags(*run, o.serving);  // serving_flags.cpp
 
-  CLI11_PARSE(app, argc, argv);
+  if (auto rc = dgd::cli::parse_command_line(app, argc, argv)) return *rc;
 
   setup_logging(log_format, log_level);
+  dgd::runtime::set_build_info("dgd_operator_build_info",
+                               {{"version", dgd::kVersion}, {"revision", dgd::kGitDescribe}});
   // Before the first request: cpprest's pool is otherwise created with 40 threads on first
   // use, and handing each I/O completion to one of 40 mostly idle threads was a third of
   // the operator's CPU in context switches (docs/benchmarks.md, "Operator CPU").

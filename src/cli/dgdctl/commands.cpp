@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/bounded_text.h"
+#include "cli/dgdctl/input.h"
 #include "dgd/api/parse.h"
 #include "dgd/api/validate.h"
 #include "dgd/api/yaml.h"
@@ -59,7 +61,7 @@ std::optional<std::vector<json>> readDocuments(const std::string& text, const st
   try {
     docs = api::yamlToJsonDocuments(text);
   } catch (const api::YamlError& e) {
-    err << source << ": " << e.what() << "\n";
+    err << bounded(source) << ": " << bounded(e.what()) << "\n";
     return std::nullopt;
   }
   std::vector<json> out;
@@ -79,38 +81,41 @@ struct Prepared {
   std::optional<api::Dgd> graph;         // the explicit graph when no error
 };
 
-// parse → validate what the user wrote → expand → validate the whole graph.
+// parse, then the checks the operator's SpecValid runs (recipes::expandAndValidate).
 Prepared prepare(json&& doc, size_t index) {
   Prepared p;
   p.name = "document " + std::to_string(index + 1);
-  std::set<std::string> seen;
-  auto add = [&](const std::vector<api::FieldError>& es) {
-    for (const auto& e : es) {
-      if (seen.insert(e.str()).second) p.problems.push_back(e);
-    }
-  };
   auto parsed = api::fromJson(std::move(doc));
   if (!parsed.dgd.metadata.name.empty()) p.name = parsed.dgd.metadata.name;
-  add(parsed.errors);
-  if (!parsed.ok()) return p;
-  add(api::validate(parsed.dgd));
+  const bool parsed_ok = parsed.ok();
+  p.problems = std::move(parsed.errors);
+  if (!parsed_ok) return p;
   // A DGD that names no recipe (e.g. a recipe's own deploy.yaml) needs no catalog: building
   // it would cost such a render more than reading its input.
   static const recipes::Catalog kNoRecipes;
   const recipes::Catalog& catalog = parsed.dgd.spec.recipe ? recipes::Catalog::builtin() : kNoRecipes;
-  auto expanded = recipes::expand(catalog, std::move(parsed.dgd));
-  add(expanded.errors);
-  if (!expanded.ok()) return p;
-  add(api::validate(expanded.graph, api::ValidateOptions{api::ValidationMode::kComplete}));
-  if (!api::hasErrors(p.problems)) p.graph = std::move(expanded.graph);
+  auto checked = recipes::expandAndValidate(catalog, std::move(parsed.dgd));
+  for (auto& e : checked.problems) p.problems.push_back(std::move(e));
+  p.graph = std::move(checked.graph);
   return p;
 }
 
+// One line per problem; names and messages are bounded (a 10 MB name costs a line).
 void reportProblems(const Prepared& p, const std::string& source, std::ostream& err) {
+  const std::string prefix = bounded(source) + ": " + bounded(p.name, 80) + ": ";
   for (const auto& e : p.problems) {
-    err << source << ": " << p.name << ": " << (e.severity == api::Severity::kWarning ? "warning: " : "error: ")
-        << e.str() << "\n";
+    err << prefix << (e.severity == api::Severity::kWarning ? "warning: " : "error: ") << bounded(e.str(), 2048)
+        << "\n";
   }
+}
+
+// An object the API server would store is at most etcd's request limit: say so before
+// any work on a larger one.
+std::optional<std::string> tooLargeToStore(const json& doc) {
+  const size_t bytes = doc.dump().size();
+  if (bytes <= kMaxObjectBytes) return std::nullopt;
+  return "the object is " + std::to_string(bytes) + " bytes as JSON; etcd stores at most " +
+         std::to_string(kMaxObjectBytes) + " per object (the API server answers \"etcdserver: request is too large\")";
 }
 
 // Runs `each` on the prepared graph of every DGD document; 1 when any document fails.
@@ -124,6 +129,14 @@ int forEachGraph(const std::string& text, const std::string& source, std::ostrea
   for (size_t i = 0; i < docs->size(); ++i) {
     if (!isDgd((*docs)[i])) continue;
     ++count;
+    if (auto why = tooLargeToStore((*docs)[i])) {
+      const json& meta = (*docs)[i].value("metadata", json::object());
+      const json name = meta.is_object() ? meta.value("name", json()) : json();
+      err << bounded(source) << ": " << (name.is_string() ? bounded(name.get<std::string>(), 80) : "document " + std::to_string(i + 1))
+          << ": error: " << *why << "\n";
+      rc = 1;
+      continue;
+    }
     Prepared p = prepare(std::move((*docs)[i]), i);
     reportProblems(p, source, err);
     if (!p.graph) {
@@ -134,7 +147,7 @@ int forEachGraph(const std::string& text, const std::string& source, std::ostrea
     if (keepUntilExit) keptUntilExit().graphs.push_back(std::move(*p.graph));
   }
   if (count == 0) {
-    err << source << ": no " << api::kKind << " document found\n";
+    err << bounded(source) << ": no " << api::kKind << " document found\n";
     return 1;
   }
   return rc;
@@ -196,7 +209,7 @@ int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& o
   const auto& catalog = recipes::Catalog::builtin();
   const recipes::Recipe* r = catalog.find(name);
   if (r == nullptr) {
-    err << "dgdctl: " << catalog.explainMissing(name) << "\n";
+    err << "dgdctl: " << bounded(catalog.explainMissing(name)) << "\n";
     return 1;
   }
   if (o.format == Format::kJson) {
@@ -216,7 +229,7 @@ int expand(const std::string& text, const std::string& source, bool typed, const
       return true;
     }
     auto up = render::toUpstream(graph, render::RenderOptions{o.defaultNamespace});
-    for (const auto& e : up.errors) err << source << ": " << graph.metadata.name << ": error: " << e.str() << "\n";
+    for (const auto& e : up.errors) err << bounded(source) << ": " << bounded(graph.metadata.name, 80) << ": error: " << bounded(e.str(), 2048) << "\n";
     for (auto& d : up.objects) docs.push_back(std::move(d));
     return up.ok();
   });
@@ -230,7 +243,7 @@ int render(const std::string& text, const std::string& source, const CommonOptio
   std::vector<json> docs;
   int rc = forEachGraph(text, source, err, o.keepUntilExit, [&](const api::Dgd& graph, const Prepared&) {
     auto r = render::render(graph, render::RenderOptions{o.defaultNamespace});
-    for (const auto& e : r.errors) err << source << ": " << graph.metadata.name << ": error: " << e.str() << "\n";
+    for (const auto& e : r.errors) err << bounded(source) << ": " << bounded(graph.metadata.name, 80) << ": error: " << bounded(e.str(), 2048) << "\n";
     for (auto& d : r.objects) docs.push_back(std::move(d));
     return r.ok();
   });
@@ -241,7 +254,7 @@ int render(const std::string& text, const std::string& source, const CommonOptio
 
 int validate(const std::string& text, const std::string& source, std::ostream& out, std::ostream& err) {
   return forEachGraph(text, source, err, false, [&](const api::Dgd& graph, const Prepared& p) {
-    out << source << ": " << api::kKind << " " << graph.metadata.name << " is valid";
+    out << bounded(source) << ": " << api::kKind << " " << bounded(graph.metadata.name, 80) << " is valid";
     if (!p.problems.empty()) out << " (" << p.problems.size() << " warning(s))";
     out << "\n";
     return true;

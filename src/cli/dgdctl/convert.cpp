@@ -6,14 +6,13 @@
 // or an unreadable file.
 #include <CLI/CLI.hpp>
 
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/bounded_text.h"
+#include "cli/dgdctl/input.h"
 #include "dgd/api/convert.h"
 #include "dgd/api/yaml.h"
 
@@ -28,24 +27,14 @@ struct ConvertArgs {
 };
 
 int run_convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
-  std::string text;
-  if (a.file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(a.file, std::ios::binary);
-    if (!in) {
-      err << "dgdctl: cannot read " << a.file << "\n";
-      return 1;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
+  auto input = read_input(a.file, err);
+  if (!input) return 1;
+  const std::string& text = input->text;
   std::vector<json> docs;
   try {
     docs = api::yamlToJsonDocuments(text);
   } catch (const api::YamlError& e) {
-    err << a.file << ": " << e.what() << "\n";
+    err << bounded(input->source) << ": " << bounded(e.what()) << "\n";
     return 1;
   }
   std::vector<json> result;
@@ -60,7 +49,7 @@ int run_convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
     if (docs[i]["metadata"].is_object() && docs[i]["metadata"].value("name", json()).is_string()) {
       name = docs[i]["metadata"]["name"].get<std::string>();
     }
-    for (const auto& e : converted.errors) err << a.file << ": " << name << ": error: " << e.str() << "\n";
+    for (const auto& e : converted.errors) err << bounded(input->source) << ": " << bounded(name, 80) << ": error: " << bounded(e.str(), 2048) << "\n";
     if (!converted.ok()) {
       rc = 1;
       continue;

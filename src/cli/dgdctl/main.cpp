@@ -1,62 +1,16 @@
-// dgdctl: the offline CLI (recipes, expand, render, validate). Also runs as the kubectl
-// plugin `kubectl dgd ...` (the build links kubectl-dgd to this binary).
+// dgdctl: the CLI (recipes, expand, render, validate offline; plan and smoke read the
+// cluster). Also runs as the kubectl plugin `kubectl dgd ...` (the build links
+// kubectl-dgd to this binary). Exit codes: docs/api.md, "Exit codes".
 // All CLI11 use lives in this file; the commands are in commands.cpp.
 #include <CLI/CLI.hpp>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <iostream>
-#include <iterator>
 
+#include "cli/command_line.h"
 #include "cli/dgdctl/commands.h"
 #include "cli/dgdctl/get_status.h"
+#include "cli/dgdctl/input.h"
 #include "cli/dgdctl/smoke.h"
-
-namespace {
-
-// Reads FILE, or stdin for "-". Returns false with a message on `err`.
-bool readInput(const std::string& file, std::string& text, std::string& source) {
-  if (file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    source = "<stdin>";
-    return true;
-  }
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    std::cerr << "dgdctl: cannot read " << file << "\n";
-    return false;
-  }
-  // A regular file in one read of its size into a buffer one byte larger (the second
-  // read, into that byte, sees the end); a pipe or a /proc-style file (size 0) in chunks.
-  struct stat st {};
-  constexpr size_t kChunk = size_t{1} << 16;
-  text.clear();
-  text.reserve(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1
-                                                                             : kChunk);
-  bool ok = true;
-  for (;;) {
-    const size_t used = text.size();
-    const size_t want = text.capacity() > used ? text.capacity() - used : kChunk;
-    text.resize(used + want);
-    const ssize_t n = ::read(fd, text.data() + used, want);
-    text.resize(used + static_cast<size_t>(n > 0 ? n : 0));
-    if (n > 0 || (n < 0 && errno == EINTR)) continue;
-    ok = n == 0;
-    break;
-  }
-  ::close(fd);
-  if (!ok) {
-    std::cerr << "dgdctl: cannot read " << file << "\n";
-    return false;
-  }
-  source = file;
-  return true;
-}
-
-}  // namespace
 
 namespace dgd::cli {
 void add_plan_command(CLI::App& app);     // plan.cpp
@@ -66,8 +20,11 @@ void add_convert_command(CLI::App& app);  // convert.cpp
 int main(int argc, char** argv) {
   using dgd::cli::Format;
   CLI::App app{"dgdctl: NVIDIA Dynamo DynamoGraphDeployment recipes, expansion, rendering and validation.\n"
-               "Runs offline; also usable as `kubectl dgd`."};
+               "recipes, expand, render and validate run offline; plan and smoke read the cluster. "
+               "Also usable as `kubectl dgd`.",
+               "dgdctl"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", dgd::cli::version_line("dgdctl"), "print the version and exit");
 
   std::string format = "yaml";
   std::string ns = "default";
@@ -115,7 +72,7 @@ int main(int argc, char** argv) {
 
   dgd::cli::add_get_status_commands(app);
 
-  CLI11_PARSE(app, argc, argv);
+  if (auto rc = dgd::cli::parse_command_line(app, argc, argv)) return *rc;
 
   dgd::cli::CommonOptions opts;
   opts.format = format == "json" ? Format::kJson : Format::kYaml;
@@ -131,8 +88,10 @@ int main(int argc, char** argv) {
   }
   if (*show) return dgd::cli::recipesShow(recipeName, opts, std::cout, std::cerr);
 
-  std::string text, source;
-  if (!readInput(file, text, source)) return 1;
+  auto input = dgd::cli::read_input(file, std::cerr);
+  if (!input) return 1;
+  const std::string& text = input->text;
+  const std::string& source = input->source;
   if (*expandCmd) return dgd::cli::expand(text, source, typed, opts, std::cout, std::cerr);
   if (*renderCmd) return dgd::cli::render(text, source, opts, std::cout, std::cerr);
   if (*validateCmd) return dgd::cli::validate(text, source, std::cout, std::cerr);

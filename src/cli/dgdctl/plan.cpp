@@ -7,14 +7,13 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/bounded_text.h"
+#include "cli/dgdctl/input.h"
 #include "dgd/api/parse.h"
 #include "dgd/api/validate.h"
 #include "dgd/api/yaml.h"
@@ -92,26 +91,14 @@ void print_plan(const std::string& ns, const std::string& name, const reconcile:
   for (const auto& g : plan.group_problems) out << "  NVLink group [" << g.reason << "]: " << g.message << "\n";
 }
 
-std::optional<std::string> read_input(const std::string& file, std::ostream& err) {
-  if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    err << "dgdctl plan: cannot read " << file << "\n";
-    return std::nullopt;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 int run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
-  auto text = read_input(a.file, err);
-  if (!text) return kError;
+  auto input = read_input(a.file, err);
+  if (!input) return kError;
   std::vector<json> docs;
   try {
-    docs = api::yamlToJsonDocuments(*text);
+    docs = api::yamlToJsonDocuments(input->text);
   } catch (const api::YamlError& e) {
-    err << a.file << ": " << e.what() << "\n";
+    err << bounded(input->source) << ": " << bounded(e.what()) << "\n";
     return kError;
   }
 
@@ -147,29 +134,28 @@ int run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     std::vector<api::FieldError> problems = parsed.errors;
     const std::string name = parsed.dgd.metadata.name.empty() ? "document " + std::to_string(i + 1)
                                                               : parsed.dgd.metadata.name;
-    std::optional<recipes::ExpandResult> expanded;
+    const std::string ns_of_dgd = parsed.dgd.metadata.namespace_;
+    std::optional<recipes::CheckResult> checked;
     if (parsed.ok()) {
-      for (auto& e : api::validate(parsed.dgd)) problems.push_back(e);
-      expanded = recipes::expand(recipes::Catalog::builtin(), parsed.dgd);
-      for (auto& e : expanded->errors) problems.push_back(e);
-      if (expanded->ok()) {
-        for (auto& e : api::validate(expanded->graph, api::ValidateOptions{api::ValidationMode::kComplete})) {
-          problems.push_back(e);
-        }
-      }
+      checked = recipes::expandAndValidate(recipes::Catalog::builtin(), std::move(parsed.dgd));
+      for (auto& e : checked->problems) problems.push_back(e);
     }
-    if (!parsed.ok() || api::hasErrors(problems)) {
+    if (!checked || !checked->graph) {
       for (const auto& e : problems) {
-        if (e.severity != api::Severity::kWarning) err << a.file << ": " << name << ": error: " << e.str() << "\n";
+        if (e.severity != api::Severity::kWarning) {
+          err << bounded(input->source) << ": " << bounded(name, 80) << ": error: " << bounded(e.str(), 2048) << "\n";
+        }
       }
       rc = kError;
       continue;
     }
-    std::string ns = parsed.dgd.metadata.namespace_;
+    std::string ns = ns_of_dgd;
     if (ns.empty()) ns = a.ns.empty() ? config->default_namespace : a.ns;
-    auto rendered = render::render(expanded->graph, render::RenderOptions{ns});
+    auto rendered = render::render(*checked->graph, render::RenderOptions{ns});
     if (!rendered.ok()) {
-      for (const auto& e : rendered.errors) err << a.file << ": " << name << ": error: " << e.str() << "\n";
+      for (const auto& e : rendered.errors) {
+        err << bounded(input->source) << ": " << bounded(name, 80) << ": error: " << bounded(e.str(), 2048) << "\n";
+      }
       rc = kError;
       continue;
     }
@@ -178,7 +164,7 @@ int run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     if (!plan.fits() && rc == kFits) rc = kNoFit;
   }
   if (count == 0) {
-    err << a.file << ": no " << api::kKind << " document found\n";
+    err << bounded(input->source) << ": no " << api::kKind << " document found\n";
     return kError;
   }
   return rc;

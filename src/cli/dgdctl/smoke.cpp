@@ -15,6 +15,7 @@
 #include <string>
 
 #include "dgd/api/parse.h"
+#include "dgd/build_version.h"
 #include "dgd/kube/config.h"
 #include "dgd/kube/rest_client.h"
 #include "dgd/recipes/catalog.h"
@@ -94,7 +95,7 @@ int run_smoke(const SmokeOptions& o) {
     if (!config) return fail_setup(config.error().to_string());
     if (ns.empty()) ns = config->default_namespace;
     kube::ClientOptions co;
-    co.user_agent = "dgdctl/0.1.0 (smoke)";
+    co.user_agent = std::string("dgdctl/") + kVersion + " (smoke)";
     co.max_retries = 3;
     client = std::make_shared<kube::RestClient>(*config, co);
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dgd-operator's command line: --version, every `run` flag documented in
-# docs/operations.md, a clear exit 2 on a bad kubeconfig, exit 0 on SIGTERM (against a
-# private kube-sim), and JSON log lines that parse.
+# docs/operations.md, exit 2 with one message for usage errors and a bad kubeconfig,
+# exit 0 on SIGTERM (against a private kube-sim), and JSON log lines that parse.
 set -euo pipefail
 ROOT="${DGD_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}"
 OP="${DGD_OPERATOR:-$ROOT/build/dgd-operator}"
@@ -9,7 +9,7 @@ source "$ROOT/tests/e2e/lib/kubesim.sh"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$OP" --version | grep -qx "dgd-operator [0-9][0-9.]*" || fail "--version"
+"$OP" --version | grep -qxE "dgd-operator [0-9]+\.[0-9]+\.[0-9]+( \(.+\))?" || fail "--version"
 
 # Every flag of `run` appears in the operations guide, and every flag the guide lists exists.
 flags=$("$OP" run --help | grep -o -- '--[a-z][a-z-]*' | grep -v -- '--help' | sort -u)
@@ -30,7 +30,23 @@ out=$("$OP" run --kubeconfig /nonexistent/kubeconfig 2>&1)
 rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "bad kubeconfig: exit $rc, want 2"
-echo "$out" | grep -q "/nonexistent/kubeconfig" || fail "bad kubeconfig: the error does not name the file: $out"
+echo "$out" | grep -q 'kubeconfig: the path "/nonexistent/kubeconfig" does not exist' ||
+  fail "bad kubeconfig: the error does not say why: $out"
+
+# Usage errors: exit 2 and one message naming what is wrong (kubectl's wording).
+for args in "" "--bogus" "run --bogus" "frobnicate" "run --log-level warning"; do
+  set +e
+  # shellcheck disable=SC2086
+  out=$("$OP" $args 2>&1 >/dev/null)
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "dgd-operator $args: exit $rc, want 2"
+  echo "$out" | grep -q "Run 'dgd-operator --help' for usage." || fail "dgd-operator $args: no usage hint: $out"
+done
+out=$("$OP" frobnicate 2>&1 || true)
+echo "$out" | grep -q 'unknown command "frobnicate" for "dgd-operator"' || fail "unknown command message: $out"
+out=$("$OP" run --bogus 2>&1 || true)
+echo "$out" | grep -q 'unknown flag: --bogus' || fail "unknown flag message: $out"
 
 # Against a server: JSON logs parse, SIGTERM drains and exits 0.
 kubesim_start

@@ -103,7 +103,7 @@ cmp -s "$TMP/a" "$TMP/b" && ok "the expanded DGD renders the same Deployments" |
 
 # Unreadable input and bad YAML: clear message, exit 1, no crash.
 rc=0; "$DGDCTL" render -f "$TMP/missing.yaml" 2>"$TMP/err" || rc=$?
-[[ $rc == 1 ]] && grep -q "cannot read" "$TMP/err" && ok "missing file" || fail "missing file: rc=$rc"
+[[ $rc == 1 ]] && grep -q "the path \"$TMP/missing.yaml\" does not exist" "$TMP/err" && ok "missing file" || fail "missing file: rc=$rc"
 printf 'kind: [unclosed\n' >"$TMP/broken.yaml"
 rc=0; "$DGDCTL" validate -f "$TMP/broken.yaml" 2>"$TMP/err" || rc=$?
 [[ $rc == 1 && -s "$TMP/err" ]] && ok "broken YAML" || fail "broken YAML: rc=$rc"

@@ -297,5 +297,27 @@ TEST(RestClient, RecordsRequestMetricsByVerbAndCode) {
   EXPECT_NE(text.find("rest_client_requests_total{code=\"200\",host=\"api:6443\",method=\"GET\"} 1"), std::string::npos);
 }
 
+TEST(RestClient, RecordsListsWatchesAndAppliesByTheirHttpMethodAsClientGo) {
+  Fixture f;
+  f.transport->push(200, R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]})");
+  f.transport->push(200, kCm);
+  f.transport->push(200, "");
+  EXPECT_TRUE(f.client->list(resources::config_maps(), "n").ok());
+  EXPECT_TRUE(f.client->apply(resources::config_maps(), "n", "c", nlohmann::json::parse(kCm), "dgd-operator").ok());
+  EXPECT_TRUE(f.client->watch(resources::config_maps(), "n", {}, [](WatchEvent&&) { return true; }, CancelToken()).ok());
+  std::string text = f.metrics->render();
+  EXPECT_NE(text.find("rest_client_requests_total{code=\"200\",host=\"api:6443\",method=\"GET\"} 2"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rest_client_requests_total{code=\"200\",host=\"api:6443\",method=\"PATCH\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rest_client_request_duration_seconds_count{host=\"api:6443\",verb=\"GET\"} 2"),
+            std::string::npos)
+      << text;
+  for (const char* not_http : {"LIST", "WATCH", "APPLY"}) {
+    EXPECT_EQ(text.find(std::string("\"") + not_http + "\""), std::string::npos) << not_http << "\n" << text;
+  }
+}
+
 }  // namespace
 }  // namespace dgd::kube

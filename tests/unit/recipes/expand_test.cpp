@@ -227,5 +227,77 @@ TEST(Expand, ConsumingFormGivesTheSameGraph) {
   }
 }
 
+// What dgdctl validate and the operator's SpecValid report for a recipe DGD.
+TEST(ExpandAndValidate, AStatedProblemIsReportedOnceAtTheUsersIndex) {
+  auto r = expandAndValidate(Catalog::builtin(), parseOrDie(R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: bad}
+spec:
+  recipe: deepseek-v4.1-flash/vllm/disagg-h200-agentic
+  components:
+  - name: DecodeWorker
+    replicas: -1
+)"));
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].str(), "spec.components[0].replicas: must be 0..1000, got -1");
+  EXPECT_FALSE(r.graph.has_value());
+}
+
+TEST(ExpandAndValidate, AGraphProblemNamesTheComponentsIndexInTheUsersFile) {
+  // DecodeWorker is the recipe's third component and the user's first.
+  auto r = expandAndValidate(Catalog::builtin(), parseOrDie(R"(
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: tp}
+spec:
+  recipe: deepseek-v4.1-flash/vllm/disagg-h200-agentic
+  components:
+  - name: DecodeWorker
+    engine: {tensorParallelSize: 2}
+)"));
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].path, "spec.components[0].engine.tensorParallelSize");
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(ExpandAndValidate, AValidDgdYieldsTheGraphAndNoProblem) {
+  auto r = expandAndValidate(Catalog::builtin(), parseOrDie(kDesignExample));
+  EXPECT_TRUE(r.problems.empty()) << r.problems.front().str();
+  ASSERT_TRUE(r.graph.has_value());
+  EXPECT_EQ(r.graph->spec.components.size(), 3u);
+}
+
+TEST(InUserPaths, ARecipeOnlyComponentKeepsTheGraphIndexAndIsNamed) {
+  api::Dgd user, graph;
+  user.spec.recipe = "m/vllm/t";
+  user.spec.components.resize(1);
+  user.spec.components[0].name = "Decode";
+  graph.spec.components.resize(3);
+  graph.spec.components[0].name = "Frontend";
+  graph.spec.components[1].name = "Prefill";
+  graph.spec.components[2].name = "Decode";
+  auto mapped = inUserPaths({{"spec.components[2].replicas", "bad", api::Severity::kError, "Decode"},
+                             {"spec.components[1].engine", "worse", api::Severity::kError, "Prefill"},
+                             {"spec.env[0].name", "other", api::Severity::kError, ""}},
+                            graph, user);
+  ASSERT_EQ(mapped.size(), 3u);
+  EXPECT_EQ(mapped[0].str(), "spec.components[0].replicas: bad");
+  EXPECT_EQ(mapped[1].str(), "spec.components[1].engine: worse (in component \"Prefill\" of recipe m/vllm/t)");
+  EXPECT_EQ(mapped[2].str(), "spec.env[0].name: other");
+}
+
+TEST(Expand, EnvListsMergeByNameKeepingOrder) {
+  nlohmann::json base = {{"apiVersion", "nvidia.com/v1beta1"}, {"kind", "DynamoGraphDeployment"},
+                         {"spec", {{"env", {{{"name", "A"}, {"value", "1"}}, {{"name", "B"}, {"value", "2"}}}}}}};
+  nlohmann::json over = {{"spec", {{"env", {{{"name", "B"}, {"value", "3"}}, {{"name", "C"}, {"value", "4"}},
+                                            {{"name", "C"}, {"value", "5"}}, {{"name", "A"}, {"value", "6"}}}}}}};
+  std::vector<api::FieldError> errors;
+  auto out = overlayDgd(base, over, errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(out["spec"]["env"], nlohmann::json::parse(
+                                    R"([{"name":"A","value":"6"},{"name":"B","value":"3"},{"name":"C","value":"5"}])"));
+}
+
 }  // namespace
 }  // namespace dgd::recipes
