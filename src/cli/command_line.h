@@ -46,6 +46,7 @@ inline std::string unknown_command(CLI::App& app, int argc, char** argv) {
     if (!found.empty()) {
       current = found.front();
       where += " " + current->get_name();
+      if (current->get_prefix_command()) break;  // passes its arguments on as written
       continue;
     }
     if (current->get_require_subcommand_min() == 0) break;  // a positional argument
