@@ -86,7 +86,7 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   const auto memo = memos_.get(id);
   Plan p = plan({key, cluster_}, catalog_, memo.get());
   if (p.kind == PlanKind::kWaitForCache) {
-    if (memos_.wait_for_echo(id)) return ReconcileResult::after(kEchoWait);
+    if (memos_.wait_for_echo(id)) return ReconcileResult::wait_for_cache(kEchoWait);
     p = plan({key, cluster_}, catalog_, nullptr);
   }
   if (p.kind == PlanKind::kSync && p.download_job) {

@@ -134,6 +134,14 @@ void Controller::process(const std::string& key) {
 void Controller::log_outcome(const std::string& key, const ReconcileResult& r) {
   std::unique_lock lock(failures_mu_);
   auto it = failing_.find(key);
+  if (r.waiting) return;
+  if (r.retry == RetryClass::kConflict && !r.ok()) {
+    // A conflict is expected (a cache behind a write): rerun quietly, and keep the error
+    // the key failed with so that meeting it again stays at debug.
+    lock.unlock();
+    spdlog::debug("controller {}: {}={}: {} (conflict, retried)", o_.name, o_.key_label, key, r.error);
+    return;
+  }
   if (r.ok()) {
     if (it == failing_.end()) return;
     failing_.erase(it);
@@ -145,8 +153,7 @@ void Controller::log_outcome(const std::string& key, const ReconcileResult& r) {
   failing_[key] = r.error;
   lock.unlock();
   const char* how = r.retry == RetryClass::kTerminal ? "not retried" : "retried with back-off";
-  if (repeated || r.retry == RetryClass::kConflict) {
-    // A conflict is expected (a cache behind a write): rerun quietly.
+  if (repeated) {
     spdlog::debug("controller {}: {}={}: still: {} ({})", o_.name, o_.key_label, key, r.error, how);
   } else {
     spdlog::warn("controller {}: {}={}: {} ({})", o_.name, o_.key_label, key, r.error, how);

@@ -46,9 +46,15 @@ struct ReconcileResult {
   std::chrono::milliseconds requeue_after{0};
   std::string error;  // non-empty: failed, handled by `retry`
   RetryClass retry = RetryClass::kUnavailable;
+  // The pass decided nothing (it waits for the cache to catch up with its own writes): it
+  // neither ends nor repeats a failure of the key.
+  bool waiting = false;
 
   static ReconcileResult done() { return {}; }
   static ReconcileResult after(std::chrono::milliseconds d) { return {d, {}, RetryClass::kUnavailable}; }
+  static ReconcileResult wait_for_cache(std::chrono::milliseconds d) {
+    return {d, {}, RetryClass::kUnavailable, true};
+  }
   static ReconcileResult failed(std::string why, RetryClass retry = RetryClass::kUnavailable) {
     return {{}, std::move(why), retry};
   }

@@ -12,6 +12,10 @@
 Each instance listens on a free port (--listen 127.0.0.1:0) with its own temp dir,
 so tests run in parallel. The binary comes from $KUBE_SIM (set by ctest), else the
 usual build directories. Stop is SIGTERM (the server exits 0 within about 1 s).
+
+Deadlines here (start, kubectl, requests) only bound how long a broken run waits; none is
+a synchronisation. DGD_TEST_TIME_FACTOR (default 1, `make test-sanitize` sets 5) lengthens
+them for slow builds and loaded machines; no assertion changes with it.
 """
 import json
 import os
@@ -28,6 +32,13 @@ import yaml
 
 import binaries
 
+TIME_FACTOR = max(1.0, float(os.environ.get("DGD_TEST_TIME_FACTOR") or "1"))
+
+
+def deadline_seconds(seconds):
+    """A failure deadline of `seconds` on an unloaded machine, scaled by DGD_TEST_TIME_FACTOR."""
+    return seconds * TIME_FACTOR
+
 
 def find_binary():
     return binaries.find_binary("KUBE_SIM", os.path.join("tests", "kubesim", "kube-sim"))
@@ -41,7 +52,7 @@ class KubectlError(RuntimeError):
 
 
 class KubeSim:
-    def __init__(self, tls=False, extra_args=None, data=None, start_timeout=20):
+    def __init__(self, tls=False, extra_args=None, data=None, start_timeout=60):
         self.tls = tls
         self.extra_args = list(extra_args or [])
         self.data = data
@@ -67,7 +78,7 @@ class KubeSim:
         self.log_path = os.path.join(self.dir, "kube-sim.log")
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.time() + self.start_timeout
+        deadline = time.time() + deadline_seconds(self.start_timeout)
         while not os.path.exists(self.kubeconfig):
             if self.proc.poll() is not None:
                 raise RuntimeError("kube-sim exited with %d:\n%s" % (self.proc.returncode, self.log()))
@@ -123,11 +134,11 @@ class KubeSim:
         env["KUBECACHEDIR"] = self.cachedir
         return env
 
-    def kubectl(self, *args, check=True, input=None, timeout=60):
+    def kubectl(self, *args, check=True, input=None, timeout=180):
         """Runs kubectl against this server; returns CompletedProcess (text)."""
         args = [str(a) for a in args]
         proc = subprocess.run(["kubectl"] + args, env=self.env(), input=input, capture_output=True,
-                              text=True, timeout=timeout)
+                              text=True, timeout=deadline_seconds(timeout))
         if check and proc.returncode != 0:
             raise KubectlError(args, proc)
         return proc
@@ -164,7 +175,7 @@ class KubeSim:
             hdrs.setdefault("Content-Type", "application/json")
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=hdrs)
         try:
-            with urllib.request.urlopen(req, timeout=timeout, context=self._ssl_context()) as resp:
+            with urllib.request.urlopen(req, timeout=deadline_seconds(timeout), context=self._ssl_context()) as resp:
                 status, raw = resp.status, resp.read()
         except urllib.error.HTTPError as e:
             status, raw = e.code, e.read()

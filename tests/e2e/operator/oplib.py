@@ -22,7 +22,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from binaries import find_binary  # noqa: E402
-from kubesim import KubeSim  # noqa: E402
+from kubesim import KubeSim, deadline_seconds  # noqa: E402
 from recipe_paths import recipe_dir, recipe_file  # noqa: E402,F401
 from operator_listen import wait_bound_addresses  # noqa: E402
 
@@ -70,8 +70,9 @@ def condition(obj, ctype):
 
 
 def wait_until(what, fn, timeout=90, interval=0.2):
-    """Polls fn() until it returns a truthy value; raises with `what` on timeout."""
-    deadline = time.time() + timeout
+    """Polls fn() until it returns a truthy value; raises with `what` on timeout (a failure
+    deadline, scaled by DGD_TEST_TIME_FACTOR: kubesim.deadline_seconds)."""
+    deadline = time.time() + deadline_seconds(timeout)
     last = None
     while time.time() < deadline:
         last = fn()

@@ -4,6 +4,8 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 #include <thread>
 
 #include "common/prom_text.h"
@@ -98,6 +100,45 @@ TEST(Controller, TerminalErrorsAreNotRetried) {
   EXPECT_TRUE(eventually([&] { return later_calls.load() == 2; }));
   EXPECT_EQ(calls.load(), 1);
   c.stop();
+}
+
+// A failure is a warning once: the passes between two meetings of the same error that
+// decide nothing (a wait for the cache, a conflict) neither end it nor make it new.
+TEST(Controller, AFailureWarnsOnceAcrossWaitsAndConflicts) {
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64);
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
+  spdlog::set_level(spdlog::level::debug);
+  std::atomic<int> passes{0};
+  ControllerOptions o;
+  o.name = "test";
+  Controller c(o, std::make_shared<FnReconciler>([&](const ObjectKey&) {
+    switch (++passes) {
+      case 1: return ReconcileResult::failed("kind not served", RetryClass::kTerminal);
+      case 2: return ReconcileResult::wait_for_cache(1ms);
+      case 3: return ReconcileResult::failed("stale cache", RetryClass::kConflict);
+      case 4: return ReconcileResult::failed("kind not served", RetryClass::kTerminal);
+      default: return ReconcileResult::done();
+    }
+  }));
+  c.start();
+  c.queue().add("ns/a");
+  ASSERT_TRUE(eventually([&] { return passes.load() >= 1; }));
+  c.queue().add("ns/a");  // 2 waits, 3 conflicts (retried by the queue), 4 fails again
+  ASSERT_TRUE(eventually([&] { return passes.load() >= 4; }));
+  c.queue().add("ns/a");
+  ASSERT_TRUE(eventually([&] { return passes.load() >= 5; }));
+  c.stop();
+  spdlog::set_default_logger(previous);
+  int warned = 0, still = 0, recovered = 0;
+  for (const auto& line : sink->last_formatted()) {
+    if (line.find("[warning]") != std::string::npos && line.find("kind not served") != std::string::npos) ++warned;
+    if (line.find("still: kind not served") != std::string::npos) ++still;
+    if (line.find("recovered") != std::string::npos) ++recovered;
+  }
+  EXPECT_EQ(warned, 1);
+  EXPECT_EQ(still, 1);
+  EXPECT_EQ(recovered, 1);
 }
 
 TEST(Controller, ManyWorkersNeverReconcileOneKeyTwiceAtOnce) {
