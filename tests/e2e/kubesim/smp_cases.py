@@ -4,9 +4,6 @@ lists, maps and scalars of Deployments, Pods, Services and Jobs.
 
 The generator knows where the lists are and which field names their items (so that most
 generated items are well-formed); what a patch should do is left to the referee."""
-import copy
-import random
-
 
 def container(name, image, **extra):
     c = {"name": name, "image": image}
@@ -14,7 +11,7 @@ def container(name, image, **extra):
     return c
 
 
-def pod_spec(rng=None):
+def pod_spec():
     return {
         "containers": [
             container("main", "registry/main:1", args=["--port", "8000"],
@@ -64,7 +61,7 @@ def nest(path, value):
 
 
 def handwritten():
-    """(description, object name, patch, note) of the directives and errors, one at a time."""
+    """(description, object name, patch) of the directives and errors, one at a time."""
     P = lambda *items: nest(["spec", "template", "spec"], dict(items))
     c = lambda **fields: P(("containers", [dict({"name": "main"}, **fields)]))
     cases = [
