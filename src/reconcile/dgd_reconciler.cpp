@@ -95,6 +95,10 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
     auto records = cluster_.list(kube::resources::jobs(), key.ns, selector);
     if (records && !records->empty()) p = plan({key, cluster_, &*records}, catalog_, nullptr);
   }
+  // The version a pass starts from: how a reader of the log knows a change was seen.
+  if (p.dgd.is_object())
+    spdlog::debug("dgd={}: reconciling resourceVersion {}", id,
+                  p.dgd.value("/metadata/resourceVersion"_json_pointer, std::string()));
   if (p.kind == PlanKind::kGone) {
     if (memo) events_.forget(memo->uid);
     forget(id);

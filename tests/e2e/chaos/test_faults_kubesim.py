@@ -6,12 +6,12 @@ import json
 import os
 import socket
 import sys
-import time
 import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kubesim import KubeSim  # noqa: E402
+from polling import wait_until  # noqa: E402
 
 CM = "/api/v1/namespaces/default/configmaps"
 
@@ -50,14 +50,6 @@ def refused(sim):
     except ConnectionRefusedError:
         return True
 
-
-def wait_until(what, fn, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        if fn():
-            return
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting for " + what)
 
 
 def cm(name):

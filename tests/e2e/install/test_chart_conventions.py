@@ -31,9 +31,9 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import chart_lib  # noqa: E402
 from chart_lib import CHART, ROOT, find  # noqa: E402
+from checklist import check, run_tests  # noqa: E402
 from kubesim import KubeSim  # noqa: E402
 
-FAILURES = []
 CLUSTER_KINDS = {"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Namespace"}
 STANDARD = ("helm.sh/chart", "app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
             "app.kubernetes.io/managed-by", "app.kubernetes.io/part-of", "app.kubernetes.io/component")
@@ -41,11 +41,6 @@ ALL_ON = {"createNamespace": True, "watchNamespace": "team-a",
           "metrics": {"serviceMonitor": {"enabled": True}},
           "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
                                          "whenUnsatisfiable": "ScheduleAnyway"}]}
-
-
-def check(cond, msg):
-    if not cond:
-        FAILURES.append(msg)
 
 
 def deployment(objs):
@@ -283,21 +278,5 @@ def test_lint():
         shutil.rmtree(work)
 
 
-def main():
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            before = len(FAILURES)
-            try:
-                fn()
-            except Exception as e:  # a crash of one check is a failure, not the end
-                FAILURES.append("%s: %s: %s" % (name, type(e).__name__, e))
-            print("%s: %s" % (name, "ok" if len(FAILURES) == before else "FAILED"))
-    if FAILURES:
-        print("\n".join("FAIL: " + f for f in FAILURES))
-        return 1
-    print("ok")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))

@@ -22,15 +22,11 @@ import yaml
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import chart_lib  # noqa: E402
+from checklist import FAILURES, check, run_tests  # noqa: E402
 
 CHART = os.path.join(ROOT, "deploy", "helm", "dgd-operator")
-FAILURES = []
-
-
-def check(cond, msg):
-    if not cond:
-        FAILURES.append(msg)
 
 
 def templates_text():
@@ -380,21 +376,5 @@ def test_renderer_is_strict():
         shutil.rmtree(work)
 
 
-def main():
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            before = len(FAILURES)
-            try:
-                fn()
-            except Exception as e:  # a crash of one check is a failure, not the end
-                FAILURES.append("%s: %s: %s" % (name, type(e).__name__, e))
-            print("%s: %s" % (name, "ok" if len(FAILURES) == before else "FAILED"))
-    if FAILURES:
-        print("\n".join("FAIL: " + f for f in FAILURES))
-        return 1
-    print("ok")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))

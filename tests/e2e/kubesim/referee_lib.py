@@ -9,8 +9,9 @@ import json
 import os
 import subprocess
 import threading
-import time
 import urllib.parse
+
+from polling import wait_until
 
 SOURCE_DIR = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -21,14 +22,7 @@ CM = "/api/v1/namespaces/default/configmaps"
 
 def poll(what, fn, timeout=20.0, interval=0.05):
     """Calls fn until it returns a truthy value; fails with `what` after `timeout` s."""
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
+    return wait_until(what, fn, timeout, interval)
 
 
 def expect_status(status, body, code, reason, contains=None):

@@ -18,11 +18,11 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from kubesim import KubeSim  # noqa: E402
+from polling import wait_until  # noqa: E402
 
 NS = "pf"
 OBJECTS = """
@@ -59,15 +59,6 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: viewer}
 subjects: [{kind: User, name: viewer, apiGroup: rbac.authorization.k8s.io}]
 """
 
-
-def wait_until(what, fn, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
 
 
 class Backend(http.server.BaseHTTPRequestHandler):

@@ -9,22 +9,24 @@ profile, the CRDs, and a dgd-operator process against it.
 Each test file builds its own env (kube-sim and the operator's /metrics on ports they bind
 themselves, own temp dir), so ctest -j runs them in parallel. Waits poll with generous
 deadlines; nothing asserts a duration. "Nothing happened" is asserted after the operator
-has provably processed a change (reconcile_now(), wait_reconciled()), never after a pause.
+has provably processed a change (reconcile_now(), wait_reconciled(): a pass logged with the
+DGD's resourceVersion, then an idle work queue), never after a pause.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from binaries import find_binary  # noqa: E402
-from kubesim import KubeSim, deadline_seconds  # noqa: E402
+from kubesim import KubeSim  # noqa: E402
 from recipe_paths import recipe_dir, recipe_file  # noqa: E402,F401
 from operator_listen import wait_bound_addresses  # noqa: E402
+from polling import wait_until  # noqa: E402,F401 (the tests import it from here)
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -69,19 +71,6 @@ def condition(obj, ctype):
     return None
 
 
-def wait_until(what, fn, timeout=90, interval=0.2):
-    """Polls fn() until it returns a truthy value; raises with `what` on timeout (a failure
-    deadline, scaled by DGD_TEST_TIME_FACTOR: kubesim.deadline_seconds)."""
-    deadline = time.time() + deadline_seconds(timeout)
-    last = None
-    while time.time() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
-
-
 class OperatorEnv:
     def __init__(self, profile="h200-4x", sim_args=None, operator_args=None, crds=True, start=True):
         self.profile = profile
@@ -92,6 +81,7 @@ class OperatorEnv:
         self.sim = None
         self.op = None
         self.op_log_path = None
+        self._log_level = None
         self._op_logs = []
         self._metrics_address = None
         self._markers = 0
@@ -136,6 +126,7 @@ class OperatorEnv:
         """Starts dgd-operator with kube-sim's admin kubeconfig, or `kubeconfig`."""
         assert self.op is None
         self.op_log_path = os.path.join(self.sim.dir, "operator-%d.log" % len(self._op_logs))
+        self._log_level = log_level
         self._op_logs.append(self.op_log_path)
         log = open(self.op_log_path, "w")
         # /metrics on a port the operator binds itself (it logs the port).
@@ -265,24 +256,34 @@ class OperatorEnv:
                 "taken": m.get(("workqueue_queue_duration_seconds_count", q), 0),
                 "finished": m.get(("workqueue_work_duration_seconds_count", q), 0)}
 
-    def wait_reconciled(self, since, what="the operator to finish reconciling", timeout=90):
-        """Waits until, after `since` (a queue_state() taken before a change), a key was added
-        and a reconcile taken, and every reconcile taken has finished with none queued: the
-        operator has processed the change. (Adds of other keys could satisfy the first part
-        early; in a settled cluster there are none.)"""
-        def idle():
+    def reconciled_versions(self, name, ns="dynamo"):
+        """The resourceVersions of DGD ns/name the running operator's passes started from
+        (its debug log: "dgd=NS/NAME: reconciling resourceVersion N")."""
+        assert self._log_level in ("debug", "trace"), "the passes are logged at debug level"
+        line = re.compile(r"dgd=%s: reconciling resourceVersion (\d+)" % re.escape(ns + "/" + name))
+        with open(self.op_log_path) as f:
+            return [int(v) for v in line.findall(f.read())]
+
+    def wait_reconciled(self, name, ns="dynamo", version=0, what=None, timeout=90):
+        """Waits until the running operator has run a pass over DGD ns/name that started from
+        resourceVersion `version` or later, and every pass taken from its work queue has
+        finished with none queued: the operator has processed that version of the DGD."""
+        what = what or "a finished reconcile of %s/%s at resourceVersion >= %d" % (ns, name, version)
+
+        def done():
+            if not any(v >= version for v in self.reconciled_versions(name, ns)):
+                return False
             q = self.queue_state()
-            return (q["adds"] > since["adds"] and q["taken"] > since["taken"] and q["queued"] == 0
-                    and q["taken"] == q["finished"])
-        wait_until(what, idle, timeout=timeout)
+            return q["queued"] == 0 and q["taken"] == q["finished"]
+        wait_until(what, done, timeout=timeout)
 
     def reconcile_now(self, name, ns="dynamo"):
         """Makes the operator reconcile DGD ns/name once more (an annotation: outside spec
-        and status, so there is nothing to do) and waits until that reconcile has finished."""
+        and status, so there is nothing to do) and waits until a pass that saw it has finished."""
         self._markers += 1
-        since = self.queue_state()
-        self.kubectl("annotate", "dgd", name, "-n", ns, "--overwrite", "%s=%d" % (MARKER_ANNOTATION, self._markers))
-        self.wait_reconciled(since, "the reconcile of %s/%s after marker %d" % (ns, name, self._markers))
+        p = self.kubectl("annotate", "dgd", name, "-n", ns, "--overwrite",
+                         "%s=%d" % (MARKER_ANNOTATION, self._markers), "-o", "jsonpath={.metadata.resourceVersion}")
+        self.wait_reconciled(name, ns, int(p.stdout), "the reconcile of %s/%s after marker %d" % (ns, name, self._markers))
 
     # -- request log ----------------------------------------------------------------
     def last_seq(self):

@@ -134,7 +134,8 @@ def main():
         wait_until("operator leading again", lambda: "became leader" in env.operator_log().split("dgd-operator 0.1.0")[-1])
         # The restarted operator's first pass over the DGD (its informer's initial list),
         # then one more it is made to run.
-        env.wait_reconciled({"adds": 0, "taken": 0}, "the restarted operator's first reconcile")
+        env.wait_reconciled(name, NS, int(env.dgd(name, NS)["metadata"]["resourceVersion"]),
+                            "the restarted operator's first reconcile")
         env.reconcile_now(name, NS)
         assert env.operator_alive()
         writes = env.operator_writes(since=seq)

@@ -49,7 +49,7 @@ import yaml  # noqa: E402
 
 from oplib import ROOT, RECIPE_PROFILES, OperatorEnv, condition, wait_until  # noqa: E402
 from recipe_paths import recipe_file  # noqa: E402
-from seed_pages import mentions  # noqa: E402
+from seed_pages import commands, mentions  # noqa: E402
 
 SUBSTITUTIONS = [
     ("export CLUSTER_CONFIG=/path/to/your/filled-cluster-kustomization", "the page's placeholder for the user's "
@@ -341,3 +341,37 @@ def print_substitutions():
 def unused(page_commands, used):
     """Commands of the page no target ran or stood in for: must be none."""
     return [c for _, c in page_commands if c not in used]
+
+
+def replay_page(page_name, recipes, skip=lambda target: (lambda cmd: False), prepare=None, check=None):
+    """Replays the page for each recipe of `recipes` and returns the exit status.
+
+    skip(target): which commands of the page the target does not run; prepare(replay): what
+    the page's prose asks for, run before the target's first command that is not an
+    `export`; check(replay): the page's own outcome, after the graph is checked Ready.
+    Fails when a command of the page ran for no target."""
+    from servinglib import Standin  # after enter_private_network(): it serves on the private network
+
+    page = commands(page_name)
+    print("%s: %d commands on the page" % (page_name, len(page)))
+    print_substitutions()
+    targets = [Target(r) for r in recipes]
+    used = set()
+    with Standin(mode="ready") as standin:
+        for t in targets:
+            with Replay(t, standin) as r:
+                prepared = prepare is None
+                for _, cmd in select(page, t, [o for o in targets if o is not t], skip=skip(t)):
+                    if not prepared and not cmd.startswith("export "):
+                        prepare(r)
+                        prepared = True
+                    r.run(cmd)
+                    used.add(cmd)
+                r.check_outcome()
+                if check:
+                    check(r)
+                r.report()
+    left = unused(page, used)
+    assert not left, "commands of the page no target ran: %s" % left
+    print("ok: every command of the %s page ran" % page_name)
+    return 0

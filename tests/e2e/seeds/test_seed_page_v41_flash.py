@@ -15,12 +15,9 @@ the smoke request. Every command of the page runs for some target.
 import os
 import sys
 
-from replay import Replay, Target, enter_private_network, print_substitutions, select, unused
+from replay import enter_private_network, replay_page
 
 enter_private_network()
-
-from seed_pages import commands  # noqa: E402
-from servinglib import Standin  # noqa: E402
 
 PAGE = "deepseek-v4.1-flash"
 RECIPES = ["deepseek-v4.1-flash/vllm/agg-gb200-agentic", "deepseek-v4.1-flash/vllm/disagg-gb200-agentic",
@@ -30,30 +27,11 @@ RECIPES = ["deepseek-v4.1-flash/vllm/agg-gb200-agentic", "deepseek-v4.1-flash/vl
 MODEL_CACHE = os.path.join("recipes", "deepseek-v4.1-flash", "model-cache")
 
 
-def main():
-    page = commands(PAGE)
-    print("%s: %d commands on the page" % (PAGE, len(page)))
-    print_substitutions()
-    targets = [Target(r) for r in RECIPES]
-    used = set()
-    with Standin(mode="ready") as standin:
-        for t in targets:
-            only_vllm = (lambda cmd: "CLUSTER_CONFIG" in cmd) if t.framework == "sglang" else (lambda cmd: False)
-            with Replay(t, standin) as r:
-                prepared = False
-                for _, cmd in select(page, t, [o for o in targets if o is not t], skip=only_vllm):
-                    if not prepared and not cmd.startswith("export "):
-                        r.prerequisites(r.namespace(), MODEL_CACHE)
-                        prepared = True
-                    r.run(cmd)
-                    used.add(cmd)
-                r.check_outcome()
-                r.report()
-    left = unused(page, used)
-    assert not left, "commands of the page no target ran: %s" % left
-    print("ok: every command of the %s page ran" % PAGE)
-    return 0
+def vllm_only(target):
+    """The CLUSTER_CONFIG lines belong to the page's vLLM tab."""
+    return (lambda cmd: "CLUSTER_CONFIG" in cmd) if target.framework == "sglang" else (lambda cmd: False)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(replay_page(PAGE, RECIPES, skip=vllm_only,
+                         prepare=lambda r: r.prerequisites(r.namespace(), MODEL_CACHE)))

@@ -512,31 +512,43 @@ Json pod_scheduled_failed(const Json& pod, const std::string& message, TimePoint
 
 }  // namespace
 
+// What the scheduler counts for a pod: component-helpers' resource.PodRequests (1.32,
+// pod-level resources off). App containers add up. Each init container needs, while it
+// runs, its own requests plus those of the restartable init containers (sidecars) started
+// before it; the pod needs at least the largest of those moments. Sidecars also keep
+// running next to the app containers, so they add to the sum. Then the pod's overhead.
 ResourceList pod_requests(const Json& pod) {
-  ResourceList total;
-  const Json& containers = at_path(pod, {"spec", "containers"});
-  if (containers.is_array())
-    for (const auto& c : containers)
-      for (auto& [k, v] : container_requests(c)) total[k] += v;
-  // Init containers run one at a time before the app containers; sidecars
-  // (restartPolicy: Always) keep running next to everything started after them.
-  const Json& inits = at_path(pod, {"spec", "initContainers"});
-  if (inits.is_array()) {
-    ResourceList sidecars, init_max;
-    for (const auto& c : inits) {
-      ResourceList r = container_requests(c);
-      if (c.value("restartPolicy", "") == "Always") {
-        for (auto& [k, v] : r) sidecars[k] += v;
-        for (auto& [k, v] : sidecars) init_max[k] = std::max(init_max[k], v);
-        continue;
-      }
-      for (auto& [k, v] : r) init_max[k] = std::max(init_max[k], v + sidecars[k]);
+  auto add_into = [](ResourceList& to, const ResourceList& from) {
+    for (const auto& [name, amount] : from) to[name] += amount;
+  };
+  auto raise_to = [](ResourceList& to, const ResourceList& from) {
+    for (const auto& [name, amount] : from) {
+      auto [it, inserted] = to.try_emplace(name, amount);
+      if (!inserted && it->second < amount) it->second = amount;
     }
-    for (auto& [k, v] : sidecars) total[k] += v;
-    for (auto& [k, v] : init_max) total[k] = std::max(total[k], v);
+  };
+  static const Json kNone = Json::array();
+  ResourceList need;
+  const Json& app = at_path(pod, {"spec", "containers"});
+  for (const Json& c : app.is_array() ? app : kNone) add_into(need, container_requests(c));
+  ResourceList started_sidecars, initializing_peak;
+  const Json& init = at_path(pod, {"spec", "initContainers"});
+  for (const Json& c : init.is_array() ? init : kNone) {
+    const ResourceList own = container_requests(c);
+    ResourceList while_it_runs;
+    if (c.value("restartPolicy", "") == "Always") {
+      add_into(need, own);
+      add_into(started_sidecars, own);
+      while_it_runs = started_sidecars;
+    } else {
+      while_it_runs = own;
+      add_into(while_it_runs, started_sidecars);
+    }
+    raise_to(initializing_peak, while_it_runs);
   }
-  add_list(total, at_path(pod, {"spec", "overhead"}));
-  return total;
+  raise_to(need, initializing_peak);
+  add_list(need, at_path(pod, {"spec", "overhead"}));
+  return need;
 }
 
 ResourceList node_allocatable(const Json& node) {

@@ -8,6 +8,10 @@
 #include <mutex>
 #include <vector>
 #include <nlohmann/json.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
 
 #include "common/loopback_http_server.h"
 #include "common/refusing_port.h"
@@ -62,6 +66,23 @@ const char* kUnavailable = R"({"kind":"Status","status":"Failure","reason":"Serv
 const char* kForbidden =
     R"({"kind":"Status","status":"Failure","message":"configmaps \"c\" is forbidden: User \"u\" cannot get resource","reason":"Forbidden","code":403})";
 
+// Captures what the process logs while it lives (the client says how long it waits
+// before a retry: the decision under test, where a clock would only measure it).
+class LogCapture {
+ public:
+  LogCapture() : previous_(spdlog::default_logger()) {
+    auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(text_));
+    logger->set_level(spdlog::level::info);
+    spdlog::set_default_logger(logger);
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
 RestConfig config_for(const ScriptedServer& s) {
   RestConfig c;
   c.server = s.url();
@@ -70,12 +91,27 @@ RestConfig config_for(const ScriptedServer& s) {
 
 TEST(RetryOverHttp, TooManyRequestsWithRetryAfterIsRetried) {
   ScriptedServer server({{429, "1", kThrottled}, {200, "", R"({"kind":"ConfigMap","metadata":{"name":"c"}})"}});
-  RestClient c(config_for(server), ClientOptions{});
-  auto start = std::chrono::steady_clock::now();
+  ClientOptions o;
+  o.retry_backoff = std::chrono::milliseconds(0);  // without Retry-After: no wait at all
+  RestClient c(config_for(server), o);
+  LogCapture log;
   auto r = c.get(resources::config_maps(), "n", "c");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_EQ(server.requests(), 2);
-  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(900)) << "Retry-After: 1 honoured";
+  EXPECT_NE(log.text().find("throttled by the server (429), retrying in 1000 ms"), std::string::npos)
+      << "Retry-After: 1 honoured; the log says:\n" << log.text();
+}
+
+TEST(RetryOverHttp, RetryAfterIsClampedToTheConfiguredMaximum) {
+  ScriptedServer server({{429, "3600", kThrottled}, {200, "", R"({"kind":"ConfigMap","metadata":{"name":"c"}})"}});
+  ClientOptions o;
+  o.max_retry_after = std::chrono::seconds(0);
+  RestClient c(config_for(server), o);
+  LogCapture log;
+  auto r = c.get(resources::config_maps(), "n", "c");
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(server.requests(), 2);
+  EXPECT_NE(log.text().find("retrying in 0 ms"), std::string::npos) << log.text();
 }
 
 TEST(RetryOverHttp, ServiceUnavailableIsRetried) {

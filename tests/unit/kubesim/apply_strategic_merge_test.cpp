@@ -46,8 +46,9 @@ struct SmpCase {
   const char* description;
   const char* original;
   const char* patch;
-  const char* result;  // nullptr: expect PatchError whose message contains `error`
+  const char* result;  // nullptr: expect an error whose library message contains `error`
   const char* error = "";
+  int code = 500;  // the HTTP status of that error
 };
 
 void PrintTo(const SmpCase& c, std::ostream* os) { *os << c.description; }
@@ -60,9 +61,9 @@ TEST_P(UpstreamSmp, Applies) {
     try {
       json out = apply_strategic_merge_patch(json::parse(c.original), json::parse(c.patch), mi());
       FAIL() << "expected an error, got " << out.dump();
-    } catch (const ApiError& e) {
-      EXPECT_NE(std::string(e.what()).find(c.error), std::string::npos) << e.what();
-      EXPECT_EQ(e.code(), 422);
+    } catch (const StrategicMergeError& e) {
+      EXPECT_NE(e.library_message().find(c.error), std::string::npos) << e.library_message();
+      EXPECT_EQ(e.code(), c.code) << e.library_message();
     }
     return;
   }
@@ -151,7 +152,10 @@ INSTANTIATE_TEST_SUITE_P(
                 R"({"retainKeysMap":{"$retainKeys":["name","value"],"value":"c"}})",
                 R"({"retainKeysMap":{"name":"foo","value":"c"}})"},
         SmpCase{"retainKeys rejects a patched field it does not list", R"({"retainKeysMap":{"name":"foo"}})",
-                R"({"retainKeysMap":{"$retainKeys":["name"],"value":"c"}})", nullptr, "$retainKeys"},
+                R"({"retainKeysMap":{"$retainKeys":["name"],"value":"c"}})", nullptr,
+                "invalid patch format of retainKeys", 400},
+        SmpCase{"a list of lists is refused as unprocessable", R"({"mergingIntList":[]})",
+                R"({"mergingIntList":[[2]]})", nullptr, "lists of lists are not supported", 422},
         SmpCase{"nested nulls in new values are dropped", R"({})", R"({"simpleMap":{"a":"x","b":null}})",
                 R"({"simpleMap":{"a":"x"}})"}));
 
@@ -259,6 +263,21 @@ TEST(StrategicMergeBuiltin, PatchMustBeAnObject) {
     apply_strategic_merge_patch(json::object(), json::parse("[1]"), deployment());
   } catch (const ApiError& e) {
     EXPECT_EQ(e.code(), 400);
+    EXPECT_STREQ(e.what(), "json: cannot unmarshal array into Go value of type map[string]interface {}");
+  }
+}
+
+TEST(StrategicMergeBuiltin, MissingMergeKeyIsTheServersUnknownError) {
+  // No Status wraps it: a 500 whose message is the library's, with Go's map formatting.
+  json live = deployment_with(R"({"containers":[{"name":"main","image":"a:1"}]})");
+  json patch = json::parse(R"({"spec":{"template":{"spec":{"containers":[{"image":"b","ports":[{"containerPort":80}]}]}}}})");
+  try {
+    apply_strategic_merge_patch(live, patch, deployment());
+    FAIL() << "accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.code(), 500);
+    EXPECT_EQ(e.to_status().count("reason"), 0u);
+    EXPECT_STREQ(e.what(), "map: map[image:b ports:[map[containerPort:80]]] does not contain declared merge key: name");
   }
 }
 

@@ -53,6 +53,18 @@ TEST(ClusterScheduler, RequestsSumContainersMaxInitAndLimitsStandIn) {
   EXPECT_EQ(r["nvidia.com/gpu"], 4);
 }
 
+TEST(ClusterScheduler, AnInitContainerAfterASidecarRunsNextToIt) {
+  // The KEP-753 rule: while an init container runs, the sidecars started before it run too.
+  Json p = make_pod("p", {{"cpu", "1"}});
+  p["spec"]["initContainers"] = Json::array(
+      {{{"name", "sidecar"}, {"restartPolicy", "Always"}, {"resources", {{"requests", {{"cpu", "500m"}}}}}},
+       {{"name", "init"}, {"resources", {{"requests", {{"cpu", "8"}, {"memory", "1Gi"}}}}}}});
+  p["spec"]["overhead"] = {{"cpu", "100m"}};
+  ResourceList r = pod_requests(p);
+  EXPECT_EQ(r["cpu"], 8600);  // max(app 1 + sidecar 0.5, init 8 + sidecar 0.5) + overhead 0.1
+  EXPECT_EQ(r["memory"], 1LL << 30);
+}
+
 TEST(ClusterScheduler, UnschedulableMessageIsTheRealSchedulersHistogram) {
   Snapshot s;
   Json h200 = {{"nvidia.com/gpu.product", "NVIDIA-H200"}};
