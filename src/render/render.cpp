@@ -128,7 +128,8 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   json& podLabels = pod["metadata"]["labels"];
   for (auto it = labels.begin(); it != labels.end(); ++it) podLabels[it.key()] = it.value();
   podLabels[kLabelSelector] = deploymentName;
-  if (metricsEnabled(graph, pod)) podLabels[kLabelMetricsEnabled] = "true";
+  // "false" rather than no label: turning scraping off is then a change the apply carries.
+  podLabels[kLabelMetricsEnabled] = metricsEnabled(graph, pod) ? "true" : "false";
   // The rest of upstream's defaults apply only where the podTemplate says nothing (the
   // same outcome as a strategic merge of the podTemplate over them, without copying it).
   for (const auto& [k, v] : graph.spec.annotations) {

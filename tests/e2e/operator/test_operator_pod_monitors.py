@@ -9,7 +9,8 @@
     <dgd>, owned by the DGD, selecting the graph's pods with the metrics label and scraping
     /metrics on http, system and nixl; `kubectl get podmonitor` shows it; a later
     reconcile writes nothing (the PodMonitor is in place);
-  - annotation nvidia.com/enable-metrics=false on the DGD takes the label off its pods.
+  - annotation nvidia.com/enable-metrics=false on the DGD turns the label to "false" on its
+    pods (the PodMonitor no longer selects them).
 """
 import os
 
@@ -100,11 +101,11 @@ def main():
 
         def unlabelled():
             deps = env.items("deployments", NS, DGD_LABEL + "=" + name)
-            return deps and all(METRICS_LABEL not in d["spec"]["template"]["metadata"]["labels"] for d in deps)
-        wait_until("pod templates without " + METRICS_LABEL, unlabelled)
+            return deps and all(d["spec"]["template"]["metadata"]["labels"].get(METRICS_LABEL) == "false" for d in deps)
+        wait_until("pod templates with %s=false" % METRICS_LABEL, unlabelled)
         env.wait_ready(name, NS)
         pods = env.items("pods", NS, DGD_LABEL + "=" + name)
-        assert all(METRICS_LABEL not in p["metadata"]["labels"] for p in pods
+        assert all(p["metadata"]["labels"].get(METRICS_LABEL) == "false" for p in pods
                    if not p["metadata"].get("deletionTimestamp")), [p["metadata"]["labels"] for p in pods]
     print("ok")
 

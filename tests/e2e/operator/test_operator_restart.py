@@ -128,7 +128,8 @@ def check_sequential(env, api, custom, name):
 def check_parallel(env, api, custom, name):
     old = set(live_pods(env, name))
     pods, dgds = start_recorders(api, custom, name)
-    restart(env, name, {"id": "r2", "strategy": {"type": "Parallel"}})
+    # A merge patch: the Sequential order set before is removed (an order with Parallel is refused).
+    restart(env, name, {"id": "r2", "strategy": {"type": "Parallel", "order": None}})
     wait_completed(env, name, "r2")
     env.wait_ready(name, NS)
     assert not (old & set(live_pods(env, name)))
@@ -144,7 +145,7 @@ def check_parallel(env, api, custom, name):
 def check_unknown_component_refused(env, name):
     before_pods = sorted(live_pods(env, name))
     replicas = {c: env.get("deployment", "%s-%s" % (name, c.lower()), NS)["spec"]["replicas"] for c in COMPONENTS}
-    restart(env, name, {"id": "r3", "strategy": {"order": ["Frontend", "Decoder", "PrefillWorker"]}})
+    restart(env, name, {"id": "r3", "strategy": {"type": "Sequential", "order": ["Frontend", "Decoder", "PrefillWorker"]}})
     gen = env.dgd(name, NS)["metadata"]["generation"]
 
     def refused():

@@ -45,7 +45,7 @@ TEST(MetricsLabel, EveryPodIsScrapedByDefault) {
 
 TEST(MetricsLabel, TheDgdAnnotationFalseTurnsItOff) {
   for (const auto& d : deployments(", annotations: {nvidia.com/enable-metrics: \"false\"}")) {
-    EXPECT_EQ(metrics_label(d), "<none>") << d["metadata"]["name"];
+    EXPECT_EQ(metrics_label(d), "false") << d["metadata"]["name"];
   }
   // Any other value leaves it on, as upstream.
   for (const auto& d : deployments(", annotations: {nvidia.com/enable-metrics: \"no\"}")) {
@@ -55,7 +55,7 @@ TEST(MetricsLabel, TheDgdAnnotationFalseTurnsItOff) {
 
 TEST(MetricsLabel, AComponentsPodTemplateAnnotationTurnsOnlyItOff) {
   for (const auto& d : deployments("", "{metadata: {annotations: {nvidia.com/enable-metrics: \"false\"}}}")) {
-    EXPECT_EQ(metrics_label(d), d["metadata"]["name"] == "g-frontend" ? "<none>" : "true") << d["metadata"]["name"];
+    EXPECT_EQ(metrics_label(d), d["metadata"]["name"] == "g-frontend" ? "false" : "true") << d["metadata"]["name"];
   }
 }
 
