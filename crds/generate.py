@@ -454,14 +454,25 @@ SPEC_RULES = [
      ".topologyConstraint"),
     ("!has(self.providerOverride)", "providerOverride applies to Grove only; not supported by dgd-operator",
      ".providerOverride"),
-    ("!has(self.restart)", "spec.restart is not supported yet by dgd-operator: remove it; restart a component's "
-     "pods with `kubectl rollout restart deployment <dgd>-<component>`", ".restart"),
 ] + experimental_rules(SPEC_EXPERIMENTAL)
 
 # Upstream's rule: a restart is requested by changing spec.restart.id on a live graph.
 SPEC_RESTART_ON_CREATE = {
     "rule": "oldSelf.hasValue() || !has(self.restart)", "optionalOldSelf": True,
     "message": "spec.restart must be unset on create; set spec.restart.id after creation to request a restart"}
+
+# Upstream's Restart: a new id rolls the components' pods (docs/operations.md "Restarts").
+RESTART_STRATEGY = o("How the components restart.", {
+    "type": s("Sequential (one component after the other, in order) or Parallel (all at once).",
+              enum=["Sequential", "Parallel"]),
+    "order": lst("Sequential only: every component name, in the order they restart (default: alphabetical).",
+                 s("A component name.", 253), 25),
+})
+RESTART_STRATEGY["properties"]["type"]["default"] = "Sequential"
+RESTART = o("Restart request: setting or changing id restarts the graph's pods.", {
+    "id": s("Restart id; a new value requests a restart.", 253, min_len=1),
+    "strategy": RESTART_STRATEGY,
+}, required=["id"])
 
 SMOKE_TEST = o("Serving check: once the graph is Ready the operator sends one chat completion to the frontend "
                "and reports the Serving condition (docs/troubleshooting.md). Not part of upstream's API.", {
@@ -483,10 +494,7 @@ SPEC = o("Desired state of the graph.", {
     "placement": PLACEMENT,
     "smokeTest": SMOKE_TEST,
     "components": COMPONENTS,
-    "restart": o("Upstream restart request. Not supported yet (refused).", {
-        "id": s("Restart id; changing it requests a restart.", 253, min_len=1),
-        "strategy": raw("Sequential or Parallel, with an order."),
-    }, required=["id"]),
+    "restart": RESTART,
     "priorityClassName": s("Upstream (Grove only): rejected.", 253),
     "topologyConstraint": raw("Upstream (Grove only): rejected."),
     "providerOverride": raw("Upstream (Grove only): rejected."),
@@ -523,6 +531,12 @@ STATUS = o("Observed state, written by the operator.", {
     "backendFramework": s("Inference engine the graph runs: spec.backendFramework, or the recipe's.",
                           enum=["vllm", "sglang", "trtllm"]),
     "conditions": CONDITIONS,
+    "restart": o("Progress of the latest spec.restart.", {
+        "observedID": s("The spec.restart.id this describes.", 253),
+        "phase": s("Pending, Restarting, Completed, Failed or Superseded (a rollout of the workers took its place).",
+                   64),
+        "inProgress": lst("Components restarting now.", s("A component name.", 253), 25),
+    }),
     "components": {"type": "object", "description": "Per component replica counts.",
                    "additionalProperties": o("One component's rollout.", {
                        "componentKind": s("Kind of the workload, Deployment.", 64),

@@ -54,6 +54,13 @@ if [ ! -f "$cel_dir/node_modules/@marcbachmann/cel-js/package.json" ]; then
   (cd "$cel_dir" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# tests: Prometheus' PromQL grammar, which checks the dashboards' queries, pinned by its package-lock.json.
+promql_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/e2e/operator/promql"
+if [ ! -f "$promql_dir/node_modules/@prometheus-io/lezer-promql/package.json" ]; then
+  echo "install-deps: npm ci in $promql_dir"
+  (cd "$promql_dir" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # kubectl v1.32 (with kustomize) is part of the machine, not a Debian package:
 # the e2e tests need it, and kube-sim's build takes Kubernetes' protobuf descriptors
 # from it (without it kube-sim answers protobuf bodies 415), so say so plainly when it is absent.

@@ -66,6 +66,7 @@ class Checker {
   // Upstream fields outside the typed blocks (validate_upstream.cpp).
   void checkUpstreamSpecField(const std::string& key, const nlohmann::json& value);
   void checkUpstreamComponentField(size_t ci, const Component& c, const std::string& key, const nlohmann::json& value);
+  void checkRestart(const nlohmann::json& value);  // spec.restart (validate_restart.cpp)
   void checkStringMap(const std::map<std::string, std::string>& m, const std::string& path, bool labels);
 
   const Dgd& dgd_;

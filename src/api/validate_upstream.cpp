@@ -1,6 +1,6 @@
 // Upstream v1beta1 fields outside the typed blocks (kept verbatim in `extra`): each one is
-// either implemented (compilationCache, globalDynamoNamespace; upstream_fields.h) and
-// checked here, or refused with what it is and what to do instead. Nothing upstream
+// either implemented (compilationCache, globalDynamoNamespace, upstream_fields.h; restart,
+// validate_restart.cpp) and checked here, or refused with what it is and what to do instead. Nothing upstream
 // defines is accepted and then ignored.
 #include <string>
 
@@ -49,8 +49,7 @@ void Checker::checkUpstreamSpecField(const std::string& key, const json& value) 
                                            ") is not supported by dgd-operator: remove it");
     }
   } else if (key == "restart") {
-    error(p, "restart requests are not supported yet by dgd-operator: remove spec.restart; to restart a "
-             "component's pods run `kubectl rollout restart deployment <dgd>-<component>`");
+    checkRestart(value);
   } else {
     error(p, "unknown field");
   }

@@ -16,6 +16,8 @@ const std::vector<ChildKind>& child_kinds() {
       {kube::resources::config_maps(), false},
       {kube::resources::services(), false},
       {kube::resources::deployments(), false},
+      // Only with `dgd-operator run --pod-monitors` (pod_monitor.h).
+      {{"monitoring.coreos.com", "v1", "podmonitors", "PodMonitor", true}, true},
   };
   return kinds;
 }

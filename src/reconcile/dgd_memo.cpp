@@ -60,7 +60,7 @@ ChildRecord record_child(const ChildKind& kind, const json& obj, bool owned) {
 
 MemoCheck check_memo(const DgdMemo& memo, const json& dgd_head, ClusterCache& cache,
                      std::map<std::string, json>& views) {
-  if (dgd_fingerprint(dgd_head) != memo.fingerprint) return MemoCheck::kStale;
+  if (dgd_fingerprint(dgd_head) != memo.fingerprint || memo.plan_in_full) return MemoCheck::kStale;
   const json& m = member(dgd_head, "metadata");
   const std::string ns = m.value("namespace", ""), uid = m.value("uid", "");
   bool echo_pending = false;

@@ -7,6 +7,7 @@
 #include "dgd/object/desired_state.h"
 #include "dgd/object/field_schema.h"
 #include "dgd/reconcile/child_plan.h"
+#include "dgd/reconcile/desired_extras.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/spec_pipeline.h"
 
@@ -43,17 +44,13 @@ const json& owner_refs(const json& obj) {
 }
 
 bool has_controller_ref(const json& obj) {
-  for (const auto& r : owner_refs(obj)) {
-    if (r.is_object() && r.value("controller", false)) return true;
-  }
-  return false;
+  const json& refs = owner_refs(obj);
+  return std::any_of(refs.begin(), refs.end(), [](const json& r) { return r.is_object() && r.value("controller", false); });
 }
 
 bool has_owner_placeholder(const json& obj) {
-  for (const auto& r : owner_refs(obj)) {
-    if (r.is_object() && r.value("uid", "").empty()) return true;
-  }
-  return false;
+  const json& refs = owner_refs(obj);
+  return std::any_of(refs.begin(), refs.end(), [](const json& r) { return r.is_object() && r.value("uid", "").empty(); });
 }
 
 std::string describe(const json& obj) { return obj.value("kind", "") + " " + meta_string(obj, "name"); }
@@ -263,6 +260,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     }
   }
 
+  add_desired_extras(s, dgd, desired, live, p);  // restart stamps, the PodMonitor
   std::vector<const json*> live_ptrs;
   for (const auto& o : live) live_ptrs.push_back(&o);
   const ChildPlan diff = plan_children(desired, live_ptrs, p.uid, holds);

@@ -194,6 +194,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   ro.serving = serving.get();
   ro.status_progress_interval = options.status_progress_interval;
   ro.status_progress_qps = options.status_progress_qps;
+  ro.pod_monitors = options.pod_monitors;
   auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
   runtime::ControllerOptions cto;
   cto.name = "dynamographdeployment";
@@ -230,6 +231,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   // Child kinds: an informer for each one the server serves; the others are probed again later.
   std::vector<const ChildKind*> missing;
   for (const auto& kind : child_kinds()) {
+    if (kind.resource.kind == "PodMonitor" && !options.pod_monitors) continue;
     Probe p = Probe::kServed;
     std::string why;
     if (kind.optional) {

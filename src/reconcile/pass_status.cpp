@@ -54,6 +54,7 @@ StatusInput observe_status(const Plan& plan, const Execution& ex, ClusterCache& 
   if (auto st = plan.dgd.find("status"); st != plan.dgd.end()) in.previous_status = &*st;
   in.spec_errors = plan.spec_errors;
   in.backend_framework = plan.backend_framework;
+  in.restart = plan.restart;
   in.sync_problems = plan.sync_problems;
   in.sync_problems.insert(in.sync_problems.end(), ex.sync_problems.begin(), ex.sync_problems.end());
   for (const auto& c : plan.components) {
@@ -79,6 +80,7 @@ StatusInput observe_status(const Plan& plan, const Execution& ex, ClusterCache& 
 std::shared_ptr<const DgdMemo> memo_after(const Plan& plan, const Execution& ex, const StatusInput& in) {
   auto memo = std::make_shared<DgdMemo>(*plan.memo);
   memo->held_workers = !in.held_back_reason.empty();
+  memo->plan_in_full = plan.plan_in_full;
   for (const auto& w : plan.apply) {
     const std::string k = object_key(w.object);
     auto a = ex.applied.find(k);

@@ -190,6 +190,11 @@ json compute_status(const StatusInput& in) {
     if (it != in.previous_status->end() && it->is_string()) backend = it->get<std::string>();
   }
   if (!backend.empty()) status["backendFramework"] = backend;
+  if (in.restart) {
+    if (!in.restart->is_null()) status["restart"] = *in.restart;
+  } else if (in.previous_status != nullptr && in.previous_status->is_object()) {
+    if (auto it = in.previous_status->find("restart"); it != in.previous_status->end()) status["restart"] = *it;
+  }
   return status;
 }
 
@@ -218,6 +223,7 @@ int64_t observed_generation(const json& status) {
 bool status_transition(const json* live, const json& computed) {
   if (live == nullptr || !live->is_object()) return true;
   if (observed_generation(*live) != observed_generation(computed)) return true;
+  if (live->value("restart", json()) != computed.value("restart", json())) return true;
   const auto before = condition_states(*live);
   const auto after = condition_states(computed);
   auto status_of = [](const std::map<std::string, std::string>& m, const char* type) {

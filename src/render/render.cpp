@@ -101,6 +101,20 @@ ServicePort servicePort(const api::Component& c) {
   return {"system", api::kSystemPort};
 }
 
+// Upstream's switch: annotation nvidia.com/enable-metrics "false" on the DGD, or on the
+// component's podTemplate, turns scraping off; any other value, or none, leaves it on.
+bool metricsEnabled(const api::Dgd& graph, const json& pod) {
+  if (auto it = graph.metadata.annotations.find(kAnnotationEnableMetrics); it != graph.metadata.annotations.end()) {
+    if (it->second == "false") return false;
+  }
+  const json* a = &pod;
+  for (const char* key : {"metadata", "annotations", kAnnotationEnableMetrics}) {
+    if (!a->is_object() || !a->contains(key)) return true;
+    a = &(*a)[key];
+  }
+  return !(a->is_string() && a->get<std::string>() == "false");
+}
+
 // Layer 2: upstream's pod defaults under the explicit podTemplate.
 json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::string& ns,
                     const json& labels, const std::string& deploymentName, std::vector<api::FieldError>& errors) {
@@ -114,6 +128,8 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   json& podLabels = pod["metadata"]["labels"];
   for (auto it = labels.begin(); it != labels.end(); ++it) podLabels[it.key()] = it.value();
   podLabels[kLabelSelector] = deploymentName;
+  // "false" rather than no label: turning scraping off is then a change the apply carries.
+  podLabels[kLabelMetricsEnabled] = metricsEnabled(graph, pod) ? "true" : "false";
   // The rest of upstream's defaults apply only where the podTemplate says nothing (the
   // same outcome as a strategic merge of the podTemplate over them, without copying it).
   for (const auto& [k, v] : graph.spec.annotations) {

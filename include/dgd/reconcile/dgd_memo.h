@@ -51,6 +51,9 @@ struct DgdMemo {
   std::vector<std::pair<std::string, int32_t>> placement;  // placement_components
   std::optional<ModelCacheSpec> cache;
   bool held_workers = false;  // the pass held the workers back
+  // Every pass plans in full (dgd_plan.h Plan::plan_in_full): a restart in progress, whose
+  // next step depends on the Deployments' status; a PodMonitor waiting for its kind.
+  bool plan_in_full = false;
   SmokePlan smoke;
   std::map<std::string, ChildRecord> children;  // object_key -> record
 };

@@ -44,6 +44,7 @@ struct Snapshot {
   runtime::ObjectKey key;
   ClusterCache& cache;
   const std::vector<nlohmann::json>* download_records = nullptr;
+  bool pod_monitors = false;  // each DGD gets a PodMonitor (pod_monitor.h)
 };
 
 enum class PlanKind {
@@ -81,6 +82,12 @@ struct Plan {
   // The status: every component, and the cached Deployments (object_key -> view).
   std::vector<DgdMemo::Component> components;
   std::map<std::string, nlohmann::json> deployments;
+  // kSync: status.restart as this pass decided it (restart.h; null: none). Otherwise
+  // nullopt: the live one stays.
+  std::optional<nlohmann::json> restart;
+  // kSync: the memo must not stand in for the next pass (a restart in progress, a
+  // PodMonitor the server does not serve yet): it plans in full.
+  bool plan_in_full = false;
   // kSync: what the pass remembers if it settles (children it leaves as they are are
   // recorded; the executor adds what it writes). kStatusOnly: the memo used.
   std::shared_ptr<DgdMemo> memo;

@@ -44,6 +44,8 @@ struct DgdReconcilerOptions {
   // (0: every change at once), and per second for all DGDs together (0: no limit).
   std::chrono::milliseconds status_progress_interval{5000};
   double status_progress_qps = 2;
+  // Every DGD gets a PodMonitor (pod_monitor.h, dgd_plan.h Snapshot::pod_monitors).
+  bool pod_monitors = false;
   // The clock of the pacing and of the download claims; null: the real clock.
   const kube::Clock* clock = nullptr;
 };

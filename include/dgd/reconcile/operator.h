@@ -45,6 +45,9 @@ struct OperatorOptions {
   std::chrono::milliseconds child_event_window{300};
   std::chrono::milliseconds cache_sync_timeout{120000};
   ServingOptions serving;                      // the Serving condition's checks (serving.h)
+  // A PodMonitor per DGD (pod_monitor.h); off: the kind is neither watched nor written,
+  // so the operator needs no RBAC on monitoring.coreos.com.
+  bool pod_monitors = false;
 };
 
 // Runs until `stop` fires (returns 0 after a clean drain) or a fatal problem:

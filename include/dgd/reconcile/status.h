@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 namespace dgd::reconcile {
 
@@ -62,6 +62,9 @@ struct StatusInput {
   // BACKEND column; empty when this pass did not expand the spec (the live status's value
   // is kept).
   std::string backend_framework;
+  // status.restart as the pass decided it (restart.h; null: none); nullopt: the live one
+  // is kept (a pass that did not plan the children).
+  std::optional<nlohmann::json> restart;
   // The live status (may be null/absent): used to keep lastTransitionTime.
   const nlohmann::json* previous_status = nullptr;
   std::string now;                        // RFC 3339 UTC, e.g. 2026-11-30T06:00:00Z
@@ -85,8 +88,9 @@ nlohmann::json compute_status(const StatusInput& in);
 bool status_changed(const nlohmann::json& live, const nlohmann::json& computed);
 
 // True when `computed` differs from `live` (nullptr: no status yet) in what users and
-// tools act on at once: a new observedGeneration, Ready or SpecValid changing status, or
-// any condition turning False (a problem: Unschedulable, DownloadFailed, ...). Anything
+// tools act on at once: a new observedGeneration, Ready or SpecValid changing status, any
+// condition turning False (a problem: Unschedulable, DownloadFailed, ...), or status.restart
+// moving (a restart's phase, the component restarting). Anything
 // else is progress: replica counts, reasons and messages, a condition appearing as
 // Unknown or turning True. The reconciler writes progress at most once per progress
 // interval (DgdReconcilerOptions::status_progress_interval), so a graph whose pods come

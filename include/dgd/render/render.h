@@ -48,6 +48,10 @@ inline constexpr const char* kLabelSelector = "nvidia.com/selector";
 inline constexpr const char* kLabelDiscoveryBackend = "nvidia.com/dynamo-discovery-backend";
 inline constexpr const char* kLabelDiscoveryEnabled = "nvidia.com/dynamo-discovery-enabled";
 inline constexpr const char* kLabelManagedBy = "app.kubernetes.io/managed-by";
+// Every pod carries kLabelMetricsEnabled=true (what PodMonitors select), or "false" when the
+// DGD's or the component podTemplate's annotations set kAnnotationEnableMetrics to "false".
+inline constexpr const char* kLabelMetricsEnabled = "nvidia.com/metrics-enabled";
+inline constexpr const char* kAnnotationEnableMetrics = "nvidia.com/enable-metrics";
 inline constexpr const char* kManagedByValue = "dgd-operator";
 
 struct RenderOptions {

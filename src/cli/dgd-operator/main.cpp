@@ -188,6 +188,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
 
+  run->add_option("--pod-monitors", o.pod_monitors,
+                  "give every DGD a Prometheus Operator PodMonitor scraping its frontends and workers (needs the "
+                  "PodMonitor CRD and RBAC on monitoring.coreos.com podmonitors)")
+      ->capture_default_str();
+
   add_serving_flags(*run, o.serving);  // serving_flags.cpp
 
   if (auto rc = dgd::cli::parse_command_line(app, argc, argv)) return *rc;

@@ -277,6 +277,22 @@ def test_rbac():
     extra = granted - NEEDED - disc
     check(not extra, "ClusterRole grants more than needed: %s" % sorted(extra))
 
+    # metrics.podMonitors.enabled: the flag, and RBAC on podmonitors only then.
+    check(not {g for g, _, _ in granted} & {"monitoring.coreos.com"}, "podmonitors granted by default")
+    pm = objects(["metrics.podMonitors.enabled=true"])
+    pm_cr = find(pm, "ClusterRole", CLUSTER_NAME)
+    pm_granted = rule_set(pm_cr[0]["rules"]) if pm_cr else set()
+    check(pm_granted - granted == {("monitoring.coreos.com", "podmonitors", v) for v in RW} and granted <= pm_granted,
+          "metrics.podMonitors.enabled: ClusterRole adds %s" % sorted(pm_granted ^ granted))
+    check("--pod-monitors=true" in deployment(pm)["spec"]["template"]["spec"]["containers"][0]["args"],
+          "metrics.podMonitors.enabled: --pod-monitors=true")
+    check("--pod-monitors=true" not in deployment(cluster)["spec"]["template"]["spec"]["containers"][0]["args"],
+          "--pod-monitors by default")
+    pm_ns = objects(["metrics.podMonitors.enabled=true", "watchNamespace=team-a"])
+    pm_role = find(pm_ns, "Role", CLUSTER_NAME)
+    check(pm_role and ("monitoring.coreos.com", "podmonitors", "watch") in rule_set(pm_role[0]["rules"]),
+          "metrics.podMonitors.enabled with watchNamespace: podmonitors in the Role")
+
     ns = objects(["watchNamespace=team-a"])
     role = find(ns, "Role", CLUSTER_NAME)
     check(len(role) == 1 and role[0]["metadata"]["namespace"] == "team-a", "watchNamespace: Role in team-a")

@@ -144,7 +144,16 @@ case("grove-only-priority-class", "spec.priorityClassName",
      mutate(lambda d: d["spec"].update({"priorityClassName": "high"})))
 case("multinode-unsupported", "spec.components[1].multinode",
      mutate(lambda d: C(d, 1).update({"multinode": {"nodeCount": 2}})))
-case("upstream-restart-not-supported", "spec.restart", mutate(lambda d: d["spec"].update({"restart": {"id": "r1"}})))
+case("restart-order-unknown-component", "spec.restart.strategy.order[1]",
+     mutate(lambda d: d["spec"].update({"restart": {"id": "r1", "strategy": {
+         "order": ["Frontend", "Decoder", "PrefillWorker"]}}})))
+case("restart-order-with-parallel", "spec.restart.strategy.order",
+     mutate(lambda d: d["spec"].update({"restart": {"id": "r1", "strategy": {
+         "type": "Parallel", "order": ["Frontend", "PrefillWorker", "DecodeWorker"]}}})))
+case("restart-order-duplicate", "spec.restart.strategy.order",
+     mutate(lambda d: d["spec"].update({"restart": {"id": "r1", "strategy": {
+         "order": ["Frontend", "Frontend", "PrefillWorker"]}}})))
+case("restart-id-empty", "spec.restart.id", mutate(lambda d: d["spec"].update({"restart": {"id": ""}})))
 case("upstream-min-available", "spec.components[1].minAvailable",
      mutate(lambda d: C(d, 1).update({"minAvailable": 1})))
 case("upstream-model-ref", "spec.components[1].modelRef",
