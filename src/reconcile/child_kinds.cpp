@@ -16,6 +16,9 @@ const std::vector<ChildKind>& child_kinds() {
       {kube::resources::config_maps(), false},
       {kube::resources::services(), false},
       {kube::resources::deployments(), false},
+      // Scaling adapters (scaling_adapters.h): created once, then only their status is written.
+      {{api::kGroup, api::kVersion, "dynamographdeploymentscalingadapters", "DynamoGraphDeploymentScalingAdapter", true},
+       true},
   };
   return kinds;
 }

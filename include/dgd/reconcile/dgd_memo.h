@@ -53,6 +53,7 @@ struct DgdMemo {
   bool held_workers = false;  // the pass held the workers back
   SmokePlan smoke;
   std::map<std::string, ChildRecord> children;  // object_key -> record
+  std::string adapters;  // adapters_fingerprint of the scaling adapters naming the DGD (scaling_adapters.h)
 };
 
 // What the spec pipeline reads of a DGD besides its spec: uid (owner references),

@@ -46,6 +46,8 @@ struct DgdReconcilerOptions {
   double status_progress_qps = 2;
   // The clock of the pacing and of the download claims; null: the real clock.
   const kube::Clock* clock = nullptr;
+  // What the renderer needs of the operator's settings (planner ClusterRole, Prometheus).
+  render::RenderOptions render;
 };
 
 class DgdReconciler final : public runtime::Reconciler {

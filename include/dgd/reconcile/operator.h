@@ -45,6 +45,10 @@ struct OperatorOptions {
   std::chrono::milliseconds child_event_window{300};
   std::chrono::milliseconds cache_sync_timeout{120000};
   ServingOptions serving;                      // the Serving condition's checks (serving.h)
+  // The ClusterRole each namespace's planner-serviceaccount is bound to (the chart's).
+  std::string planner_cluster_role = "dgd-operator-planner";
+  // PROMETHEUS_ENDPOINT of every component ("": not set).
+  std::string prometheus_endpoint;
 };
 
 // Runs until `stop` fires (returns 0 after a clean drain) or a fatal problem:

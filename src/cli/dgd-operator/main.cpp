@@ -188,6 +188,15 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
 
+  run->add_option("--planner-cluster-role", o.planner_cluster_role,
+                  "ClusterRole bound (RoleBinding planner-serviceaccount-binding) to the ServiceAccount "
+                  "planner-serviceaccount of each namespace with a planner component; the chart passes its "
+                  "planner role")
+      ->capture_default_str();
+  run->add_option("--prometheus-endpoint", o.prometheus_endpoint,
+                  "Prometheus URL set as PROMETHEUS_ENDPOINT in every component (the planner queries the "
+                  "graph's metrics there; \"\": not set)");
+
   add_serving_flags(*run, o.serving);  // serving_flags.cpp
 
   if (auto rc = dgd::cli::parse_command_line(app, argc, argv)) return *rc;
