@@ -106,9 +106,10 @@ def main():
         assert e["PLANNER_PROMETHEUS_PORT"] == "9085" and e["DYN_SYSTEM_PORT"] == "9090", e
         assert e["PROMETHEUS_ENDPOINT"] == PROMETHEUS and e["DYN_PARENT_DGD_K8S_NAME"] == NAME, e
         assert e["DYN_COMPONENT"] == "planner", e
-        assert main_c["startupProbe"]["httpGet"] == {"path": "/live", "port": "system"}
+        probe = lambda name: {k: main_c[name]["httpGet"][k] for k in ("path", "port")}  # noqa: E731
+        assert probe("startupProbe") == {"path": "/live", "port": "system"}, main_c["startupProbe"]
         assert main_c["startupProbe"]["failureThreshold"] == 720
-        assert main_c["readinessProbe"]["httpGet"] == {"path": "/health", "port": "system"}
+        assert probe("readinessProbe") == {"path": "/health", "port": "system"}, main_c["readinessProbe"]
         assert main_c["args"] == ["--config", PLANNER_CONFIG]
         svc = env.get("svc", NAME + "-planner", NS)
         assert [(p["name"], p["port"]) for p in svc["spec"]["ports"]] == [("system", 9090)], svc["spec"]["ports"]
