@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""Writes crds/nvidia.com_dynamographdeployments.yaml: the DynamoGraphDeployment CRD.
+"""Writes crds/nvidia.com_dynamographdeployments.yaml: the DynamoGraphDeployment CRD, and
+crds/nvidia.com_dynamographdeploymentscalingadapters.yaml: the DynamoGraphDeploymentScalingAdapter
+CRD (upstream's, with the scale subresource an autoscaler drives).
 
 The schema keeps upstream Dynamo's v1beta1 DGD shape (podTemplate as a preserved
 PodTemplateSpec) and adds the typed blocks of include/dgd/api/dgd.h. Keep the two in
@@ -60,12 +62,15 @@ def o(desc, props, required=None, rules=None):
     return out
 
 
-def rule(text, message, field_path=None):
+def rule(text, message, field_path=None, reason=None):
     """A CEL rule; `field_path` (relative to the rule's object, e.g. ".type") is where the API server
-    reports it, so `kubectl apply` names the same field as `dgdctl validate`."""
+    reports it, so `kubectl apply` names the same field as `dgdctl validate`; `reason` the cause's
+    type (FieldValueForbidden, ...; default FieldValueInvalid)."""
     out = {"rule": text, "message": message}
     if field_path:
         out["fieldPath"] = field_path
+    if reason:
+        out["reason"] = reason
     return out
 
 
@@ -322,8 +327,6 @@ UPSTREAM_REFUSED = {
     "roles": (lst("Upstream: leader / worker roles of a multinode component. Refused.",
                   raw("A role ({name, replicas, podTemplate})."), 8),
               "roles (multinode leader / worker pods) are not supported by dgd-operator: remove them"),
-    "scalingAdapter": (raw("Upstream: DynamoGraphDeploymentScalingAdapter. Refused."),
-                       "scalingAdapter is not supported by dgd-operator: remove it and scale with replicas"),
     "eppConfig": (raw("Upstream: endpoint picker configuration (type epp only). Refused."),
                   "eppConfig (the Gateway API endpoint picker) is not supported by dgd-operator: remove it"),
     "frontendSidecar": (s("Upstream: name of the podTemplate container that runs a frontend. Refused.", 63),
@@ -372,7 +375,7 @@ COMPONENT_EXPERIMENTAL = ["gpuMemoryService", "failover", "checkpoint", "grove"]
 COMPONENT = o("One component of the graph.", {
     "name": s("Logical name; children are <dgd>-<lowercase name>.", 63, min_len=1,
               pattern=r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$"),
-    "type": s("Component type (immutable). planner and epp are not supported.",
+    "type": s("Component type (immutable). epp is not supported.",
               enum=["frontend", "worker", "prefill", "decode", "planner", "epp"]),
     "replicas": i("Pods. Default: 1.", 0, 1000, "int32"),
     "sharedMemorySize": quantity("/dev/shm size. Default: 8Gi; \"0\" disables."),
@@ -387,15 +390,23 @@ COMPONENT = o("One component of the graph.", {
                               "mountPath": s("Mount path (required unless vLLM).", 4096),
                           }, required=["pvcName"]),
     "globalDynamoNamespace": b("Upstream: run in the Dynamo namespace \"dynamo\" instead of <namespace>-<dgd>."),
+    "scalingAdapter": {"type": "object", "description": "Upstream: present (even as {}), the operator creates the "
+                       "DynamoGraphDeploymentScalingAdapter <dgd>-<lowercase name>, which then owns the "
+                       "component's replicas (kubectl scale, HPA, KEDA, the planner)."},
     # Upstream v1beta1 fields with upstream's types, refused with a message.
     **{f: schema for f, (schema, _) in UPSTREAM_REFUSED.items()},
     "experimental": experimental("Upstream experimental features. Refused.", COMPONENT_EXPERIMENTAL),
 }, required=["name"], rules=[
-    ("!has(self.type) || (self.type != 'planner' && self.type != 'epp')",
-     "planner and epp components are not supported by dgd-operator (supported: frontend, worker, prefill, decode): "
-     "remove the component (size the workers with replicas; clients reach the frontend Service)",
+    ("!has(self.type) || self.type != 'epp'",
+     "epp components are not supported by dgd-operator (supported: frontend, worker, prefill, decode, planner): "
+     "remove the component (clients reach the frontend Service)",
      ".type"),
     ("!has(oldSelf.type) || (has(self.type) && self.type == oldSelf.type)", "type is immutable", ".type"),
+    # Upstream's rule: the adapter owns the replicas of a component that sets scalingAdapter.
+    ("!has(self.scalingAdapter) || (has(self.replicas) ? self.replicas : 1) == "
+     "(has(oldSelf.replicas) ? oldSelf.replicas : 1)",
+     "cannot be modified directly when scaling adapter is enabled; scale or update the related "
+     "DynamoGraphDeploymentScalingAdapter instead", ".replicas", "FieldValueForbidden"),
     ("!has(self.engine) || !has(self.type) || self.type != 'frontend'",
      "engine settings apply to worker, prefill and decode components; use router on a frontend", ".engine"),
     ("!has(self.router) || !has(self.type) || self.type == 'frontend'",
@@ -617,13 +628,96 @@ V1ALPHA1 = {
 }
 CRD["spec"]["versions"].append(V1ALPHA1)
 
+# DynamoGraphDeploymentScalingAdapter: upstream's v1beta1 type (api/v1beta1/
+# dynamographdeploymentscalingadapter_types.go). The operator creates one per component that sets
+# scalingAdapter and seeds spec.replicas once; autoscalers write spec.replicas through /scale.
+ADAPTER_NAME_RULE = {
+    # An adapter's name is its component's: one adapter per component, and the name an HPA or
+    # the planner targets (<dgd>-<lowercase component>) is the one that scales it.
+    "rule": "self.metadata.name == self.spec.dgdRef.name + '-' + self.spec.dgdRef.componentName.lowerAscii()",
+    "messageExpression": "'must be named ' + self.spec.dgdRef.name + '-' + "
+                         "self.spec.dgdRef.componentName.lowerAscii() + ' (<dgdRef.name>-<lowercase "
+                         "dgdRef.componentName>): a component has one adapter, named after it'",
+    "message": "the adapter must be named <dgdRef.name>-<lowercase dgdRef.componentName>: a component has one "
+               "adapter, named after it",
+    "fieldPath": ".spec.dgdRef",
+}
+
+ADAPTER_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "dynamographdeploymentscalingadapters.nvidia.com",
+                 "annotations": {"helm.sh/resource-policy": "keep"}},
+    "spec": {
+        "group": "nvidia.com",
+        "names": {"kind": "DynamoGraphDeploymentScalingAdapter", "listKind": "DynamoGraphDeploymentScalingAdapterList",
+                  "plural": "dynamographdeploymentscalingadapters", "singular": "dynamographdeploymentscalingadapter",
+                  "shortNames": ["dgdsa"], "categories": ["dynamo"]},
+        "scope": "Namespaced",
+        "versions": [{
+            "name": "v1beta1",
+            "served": True,
+            "storage": True,
+            "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                     "statusReplicasPath": ".status.replicas",
+                                                     "labelSelectorPath": ".status.selector"}},
+            "additionalPrinterColumns": [
+                {"name": "DGD", "type": "string", "jsonPath": ".spec.dgdRef.name",
+                 "description": "DynamoGraphDeployment name"},
+                {"name": "COMPONENT", "type": "string", "jsonPath": ".spec.dgdRef.componentName",
+                 "description": "Component name"},
+                {"name": "REPLICAS", "type": "integer", "jsonPath": ".status.replicas",
+                 "description": "Current replicas"},
+                {"name": "AGE", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+            ],
+            "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "description": "DynamoGraphDeploymentScalingAdapter: the scale subresource of one component of a "
+                               "DynamoGraphDeployment, for kubectl scale, HorizontalPodAutoscalers, KEDA and the "
+                               "planner.",
+                "properties": {
+                    "apiVersion": s("API version: nvidia.com/v1beta1.", 253),
+                    "kind": s("Kind: DynamoGraphDeploymentScalingAdapter.", 253),
+                    "metadata": {"type": "object"},
+                    "spec": o("Desired replicas of the component.", {
+                        "replicas": i("Desired replicas of the component (the operator seeds it from the DGD once; "
+                                      "the scale subresource writes it).", 0, None, "int32"),
+                        "dgdRef": o("The component this adapter scales.", {
+                            "name": s("Name of the DynamoGraphDeployment (same namespace).", 253, min_len=1),
+                            "componentName": s("spec.components[].name, as written.", 63, min_len=1),
+                        }, required=["name", "componentName"]),
+                    }, required=["replicas", "dgdRef"]),
+                    "status": o("Written by the operator.", {
+                        "replicas": i("Replicas the component's Deployment runs at (the scale subresource's "
+                                      "status.replicas).", 0, None, "int32"),
+                        "selector": s("Label selector of the component's pods (the scale subresource's "
+                                      "status.selector, for HPA utilisation).", 1024),
+                        "lastScaleTime": {"type": "string", "format": "date-time",
+                                          "description": "When the operator last applied a changed replica count."},
+                    }),
+                },
+                "required": ["spec"],
+                "x-kubernetes-validations": [ADAPTER_NAME_RULE],
+            }},
+        }],
+    },
+}
+
+
+def write(name, crd, header):
+    path = os.path.join(HERE, name)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(header)
+        yaml.safe_dump(crd, out, sort_keys=False, width=120, allow_unicode=True)
+    print("wrote", path)
+
 
 def main():
-    path = os.path.join(HERE, "nvidia.com_dynamographdeployments.yaml")
-    with open(path, "w", encoding="utf-8") as out:
-        out.write("# Generated by crds/generate.py from the model in include/dgd/api/dgd.h: edit the generator.\n")
-        yaml.safe_dump(CRD, out, sort_keys=False, width=120, allow_unicode=True)
-    print("wrote", path)
+    write("nvidia.com_dynamographdeployments.yaml", CRD,
+          "# Generated by crds/generate.py from the model in include/dgd/api/dgd.h: edit the generator.\n")
+    write("nvidia.com_dynamographdeploymentscalingadapters.yaml", ADAPTER_CRD,
+          "# Generated by crds/generate.py (upstream's v1beta1 DynamoGraphDeploymentScalingAdapter): edit the "
+          "generator.\n")
 
 
 if __name__ == "__main__":

@@ -63,4 +63,9 @@ bool usesGlobalDynamoNamespace(const Component& c) {
   return it != c.extra.end() && it->is_boolean() && it->get<bool>();
 }
 
+bool hasScalingAdapter(const Component& c) {
+  auto it = c.extra.find("scalingAdapter");
+  return it != c.extra.end() && it->is_object();
+}
+
 }  // namespace dgd::api

@@ -411,17 +411,13 @@ void Checker::checkComponent(size_t ci, const Component& c) {
     }
   }
   if (c.type) {
-    if (*c.type == ComponentType::kPlanner) {
-      error(path + ".type", "type planner (upstream's SLA autoscaler) is not supported by dgd-operator (supported: "
-                            "frontend, worker, prefill, decode): remove this component and size the workers with "
-                            "replicas");
-    } else if (*c.type == ComponentType::kEpp) {
+    if (*c.type == ComponentType::kEpp) {
       error(path + ".type", "type epp (the Gateway API endpoint picker) is not supported by dgd-operator (supported: "
-                            "frontend, worker, prefill, decode): remove this component; clients reach the frontend "
-                            "Service <dgd>-<frontend component>");
+                            "frontend, worker, prefill, decode, planner): remove this component; clients reach the "
+                            "frontend Service <dgd>-<frontend component>");
     }
   } else if (complete_) {
-    error(path + ".type", "required: one of frontend, worker, prefill, decode");
+    error(path + ".type", "required: one of frontend, worker, prefill, decode, planner");
   }
   if (c.replicas && (*c.replicas < 0 || *c.replicas > kMaxReplicas)) {
     error(path + ".replicas", "must be 0.." + std::to_string(kMaxReplicas) + ", got " + std::to_string(*c.replicas));
@@ -456,7 +452,7 @@ void Checker::checkPodTemplate(size_t ci, const Component& c, const std::string&
   const nlohmann::json& pt = c.podTemplate;
   std::string pp = path + ".podTemplate";
   if (pt.is_null()) {
-    if (complete_ && c.type != ComponentType::kPlanner && c.type != ComponentType::kEpp) {
+    if (complete_ && c.type != ComponentType::kEpp) {
       error(pp, "required: a pod template with a container named main and its image");
     }
     return;

@@ -1,5 +1,5 @@
 // Upstream v1beta1 fields outside the typed blocks (kept verbatim in `extra`): each one is
-// either implemented (compilationCache, globalDynamoNamespace, upstream_fields.h; restart,
+// either implemented (compilationCache, globalDynamoNamespace, scalingAdapter, upstream_fields.h; restart,
 // validate_restart.cpp) and checked here, or refused with what it is and what to do instead. Nothing upstream
 // defines is accepted and then ignored.
 #include <string>
@@ -102,7 +102,13 @@ void Checker::checkUpstreamComponentField(size_t ci, const Component& c, const s
     error(p, "roles (the leader / worker pods of a multinode component) are not supported by dgd-operator, "
              "which runs one pod per replica: remove them");
   } else if (key == "scalingAdapter") {
-    error(p, "DynamoGraphDeploymentScalingAdapter is not supported: remove it and scale with replicas");
+    // Upstream v1beta1's ScalingAdapter has no fields: present means opted in.
+    if (!value.is_object()) return error(p, "must be an object: scalingAdapter: {}");
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      error(p + "." + shown(it.key()), it.key() == "enabled"
+                                           ? "v1alpha1 field: in v1beta1 scalingAdapter: {} opts in; remove it to opt out"
+                                           : "unknown field");
+    }
   } else if (key == "eppConfig") {
     error(p, "configures the Gateway API endpoint picker (type epp), which dgd-operator does not deploy: remove "
              "it and route through the frontend component");

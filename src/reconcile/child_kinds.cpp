@@ -18,6 +18,9 @@ const std::vector<ChildKind>& child_kinds() {
       {kube::resources::deployments(), false},
       // Only with `dgd-operator run --pod-monitors` (pod_monitor.h).
       {{"monitoring.coreos.com", "v1", "podmonitors", "PodMonitor", true}, true},
+      // Scaling adapters (scaling_adapters.h): created once, then only their status is written.
+      {{api::kGroup, api::kVersion, "dynamographdeploymentscalingadapters", "DynamoGraphDeploymentScalingAdapter", true},
+       true},
   };
   return kinds;
 }

@@ -26,6 +26,15 @@ kube::Result<std::vector<nlohmann::json>> Cluster::list(const kube::ResourceRef&
   return not_implemented("LIST " + resource.to_string() + " " + ns + " -l " + label_selector);
 }
 
+kube::Result<nlohmann::json> Cluster::create(const ChildKind& kind, const nlohmann::json& object) {
+  return not_implemented("POST " + kind.resource.to_string() + " " + object.value("/metadata/name"_json_pointer, std::string()));
+}
+
+kube::Result<nlohmann::json> Cluster::patch_status(const ChildKind& kind, const std::string& ns, const std::string& name,
+                                                   const nlohmann::json& /*patch*/) {
+  return not_implemented("PATCH " + kind.resource.to_string() + "/status " + ns + "/" + name);
+}
+
 std::optional<nlohmann::json> ClusterCache::get_dgd_head(const std::string& ns, const std::string& name) {
   auto o = get_dgd(ns, name);
   if (o && o->is_object()) o->erase("spec");

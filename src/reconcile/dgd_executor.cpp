@@ -4,6 +4,7 @@
 
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/model_cache.h"
+#include "dgd/reconcile/scaling_adapters.h"
 
 namespace dgd::reconcile {
 
@@ -129,7 +130,7 @@ void create_download_job(const Plan& plan, ExecutorContext& ctx, const runtime::
 
 bool Execution::settled(const Plan& plan) const {
   return !stop && api_errors.empty() && sync_problems.empty() && plan.sync_problems.empty() && plan.remove.empty() &&
-         !job_created && !claim_missing && !download_in_flight;
+         !job_created && !adapters_created && !claim_missing && !download_in_flight;
 }
 
 Execution execute(const Plan& plan, const DgdMemo* previous, ExecutorContext& ctx, const runtime::ObjectKey& key) {
@@ -154,6 +155,13 @@ Execution execute(const Plan& plan, const DgdMemo* previous, ExecutorContext& ct
   }
   apply_children(plan, previous, ctx, id, ex);
   if (!ex.stop) remove_children(plan, ctx, id, ex);
+  // After the children: an adapter's status reports the count its Deployment was written with.
+  if (!ex.stop && ex.api_errors.empty() && !plan.adapters.empty()) {
+    AdapterWrites aw = execute_adapter_writes(plan.adapters, plan.dgd, ctx.cluster, ctx.events, id, now_rfc3339());
+    ex.stop = aw.stop;
+    ex.adapters_created = aw.created;
+    ex.api_errors.insert(ex.api_errors.end(), aw.errors.begin(), aw.errors.end());
+  }
   if (!ex.stop && plan.download_job) create_download_job(plan, ctx, key, ex);
   if (!ex.stop && ex.job && ex.job->value("/status/failed"_json_pointer, 0) > 0) {
     // Why the download failed is in its pods' termination messages.

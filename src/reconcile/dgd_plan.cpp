@@ -153,14 +153,25 @@ std::vector<json> desired_children(const Snapshot& s, const json& dgd, SpecResul
 }  // namespace
 
 bool Plan::creates() const {
-  return download_job.has_value() ||
+  return download_job.has_value() || !adapters.create.empty() ||
          std::any_of(apply.begin(), apply.end(), [](const ChildWrite& w) { return !w.exists; });
 }
 
-Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* memo) {
+Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* memo,
+          const render::RenderOptions& render_options) {
   std::optional<json> head = s.cache.get_dgd_head(s.key.ns, s.key.name);
   if (!head) return begin(PlanKind::kGone, json());
   if (!meta_string(*head, "deletionTimestamp").empty()) return begin(PlanKind::kDeleting, std::move(*head));
+  // The scaling adapters that name this DGD, whoever made them: their counts are the
+  // desired replicas of the components that set scalingAdapter.
+  std::vector<json> adapters;
+  if (s.cache.serves(adapter_kind())) {
+    for (auto& a : s.cache.cached_in(adapter_kind(), s.key.ns)) {
+      if (adapter_dgd(a) == s.key.name) adapters.push_back(std::move(a));
+    }
+  }
+  const std::string adapters_seen = adapters_fingerprint(adapters);
+  if (memo != nullptr && memo->adapters != adapters_seen) memo = nullptr;
   if (memo != nullptr) {
     std::map<std::string, json> views;
     switch (check_memo(*memo, *head, s.cache, views)) {
@@ -177,7 +188,11 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
   if (!whole) return begin(PlanKind::kGone, json());
   if (!meta_string(*whole, "deletionTimestamp").empty()) return begin(PlanKind::kDeleting, std::move(*whole));
   const json& dgd = *whole;
-  SpecResult spec = run_spec_pipeline(dgd, s.key.ns, catalog);
+  const AdapterReplicas adapter_counts = adapter_replicas(adapters, s.key.name);
+  SpecOptions spec_options;
+  spec_options.adapter_replicas = &adapter_counts;
+  spec_options.render = render_options;
+  SpecResult spec = run_spec_pipeline(dgd, s.key.ns, catalog, spec_options);
   if (!spec.errors.empty()) return invalid_plan(s, std::move(*whole), std::move(spec.errors));
 
   Plan p = begin(PlanKind::kSync, dgd);
@@ -185,11 +200,13 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
   auto m = std::make_shared<DgdMemo>();
   m->uid = p.uid;
   m->fingerprint = dgd_fingerprint(dgd);
+  m->adapters = adapters_seen;
   m->cache = model_cache_spec(spec.expanded->graph);
   m->placement = placement_components(spec.expanded->graph);
   api::Dgd named = spec.expanded->graph;
   if (named.metadata.name.empty()) named.metadata.name = s.key.name;
   m->smoke = smoke_plan(spec.user, named);
+  for (auto& a : desired_adapters(named, s.key.ns)) spec.rendered->objects.push_back(std::move(a));
   std::vector<json> desired = desired_children(s, dgd, spec, p);
 
   // Live children: those the DGD owns, and desired ones it does not (a kept cache PVC).
@@ -265,9 +282,14 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
   for (const auto& o : live) live_ptrs.push_back(&o);
   const ChildPlan diff = plan_children(desired, live_ptrs, p.uid, holds);
   std::set<std::string> applying;
+  std::vector<json> adapters_to_create;
   for (const json* d : diff.apply) {
     const std::string k = object_key(*d);
     if (held_as_is.count(k) > 0) continue;
+    if (is_adapter(*d)) {  // created once, never applied over: it owns its replicas
+      if (live_by_key.count(k) == 0) adapters_to_create.push_back(*d);
+      continue;
+    }
     applying.insert(k);
     ChildWrite w{find_child_kind(d->value("apiVersion", ""), d->value("kind", "")), *d, false, "", ""};
     if (auto l = live_by_key.find(k); l != live_by_key.end()) {
@@ -304,6 +326,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
   }
   m->components = p.components;
   p.memo = std::move(m);
+  p.adapters = plan_adapters(spec.expanded->graph, s.key.name, p.uid, adapters, std::move(adapters_to_create));
   return p;
 }
 

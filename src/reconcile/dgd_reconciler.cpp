@@ -84,16 +84,16 @@ DgdReconciler::DgdReconciler(Cluster& cluster, const recipes::Catalog& catalog, 
 ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   const std::string id = key.str();
   const auto memo = memos_.get(id);
-  Plan p = plan({key, cluster_, nullptr, options_.pod_monitors}, catalog_, memo.get());
+  Plan p = plan({key, cluster_, nullptr, options_.pod_monitors}, catalog_, memo.get(), options_.render);
   if (p.kind == PlanKind::kWaitForCache) {
     if (memos_.wait_for_echo(id)) return ReconcileResult::wait_for_cache(kEchoWait);
-    p = plan({key, cluster_, nullptr, options_.pod_monitors}, catalog_, nullptr);
+    p = plan({key, cluster_, nullptr, options_.pod_monitors}, catalog_, nullptr, options_.render);
   }
   if (p.kind == PlanKind::kSync && p.download_job) {
     // The cache has no download Job of ours: a record made outside the operator may do.
     const std::string selector = std::string(render::kLabelModelCache) + "=" + p.memo->cache->claim;
     auto records = cluster_.list(kube::resources::jobs(), key.ns, selector);
-    if (records && !records->empty()) p = plan({key, cluster_, &*records, options_.pod_monitors}, catalog_, nullptr);
+    if (records && !records->empty()) p = plan({key, cluster_, &*records, options_.pod_monitors}, catalog_, nullptr, options_.render);
   }
   // The version a pass starts from: how a reader of the log knows a change was seen.
   if (p.dgd.is_object())

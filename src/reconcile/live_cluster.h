@@ -110,6 +110,24 @@ class LiveCluster final : public Cluster {
     return client_->apply(kind.resource, m.value("namespace", ""), m.value("name", ""), object, kFieldManager,
                           /*force=*/true);
   }
+  kube::Result<json> create(const ChildKind& kind, const json& object) override {
+    kube::WriteOptions wo;
+    wo.field_manager = kFieldManager;
+    return client_->create(kind.resource, object.value(json::json_pointer("/metadata/namespace"), ""), object, wo);
+  }
+  kube::Result<json> patch_status(const ChildKind& kind, const std::string& ns, const std::string& name,
+                                  const json& patch) override {
+    kube::WriteOptions wo;
+    wo.field_manager = kFieldManager;
+    return client_->patch(kind.resource, ns, name, kube::PatchType::kMerge, patch, wo, "status");
+  }
+  std::vector<json> cached_in(const ChildKind& kind, const std::string& ns) override {
+    std::vector<json> out;
+    if (const runtime::Store* s = store(kind)) {
+      for (const auto& o : s->list(ns)) out.push_back(o->object());
+    }
+    return out;
+  }
   kube::Status remove(const ChildKind& kind, const json& object) override {
     const json& m = object.at("metadata");
     kube::DeleteOptions o;

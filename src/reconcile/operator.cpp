@@ -25,6 +25,7 @@
 #include "reconcile/live_cluster.h"
 #include "dgd/reconcile/dgd_reconciler.h"
 #include "dgd/reconcile/model_cache.h"
+#include "dgd/reconcile/scaling_adapters.h"
 #include "dgd/render/render.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/runtime/manager.h"
@@ -57,7 +58,8 @@ runtime::InformerOptions child_informer(const ChildKind& kind, const std::string
   runtime::InformerOptions io;
   io.resource = kind.resource;
   io.ns = ns;
-  io.label_selector = child_label_selector();
+  // Scaling adapters are read whoever made them (scaling_adapters.h): not label-scoped.
+  io.label_selector = kind.resource.kind == kAdapterKind ? "" : child_label_selector();
   io.page_size = kBigObjectPageSize;
   // The pod templates of one recipe's graphs repeat (runtime/shared_text.h).
   io.share_values = kind.resource.kind == "Deployment" || kind.resource.kind == "Job";
@@ -133,6 +135,22 @@ runtime::EventHandler wake_dgds_on_download_change(runtime::Controller& controll
   return h;
 }
 
+// A scaling adapter wakes the DGD its spec.dgdRef names (it may have no owner); the echo
+// of the operator's own status write does not.
+runtime::EventHandler wake_dgd_of_adapter(runtime::Controller& controller, std::chrono::milliseconds window) {
+  auto wake = [&controller, window](const runtime::ObjectPtr& a) {
+    const std::string dgd = adapter_dgd(a->object());
+    if (!dgd.empty()) controller.queue().add_after(a->ns() + "/" + dgd, window);
+  };
+  runtime::EventHandler h;
+  h.on_add = wake;
+  h.on_delete = wake;
+  h.on_update = [wake](const runtime::ObjectPtr& before, const runtime::ObjectPtr& after) {
+    if (changed_outside_status(before->json_text(), after->json_text())) wake(after);
+  };
+  return h;
+}
+
 }  // namespace
 
 // glibc gives each thread that allocates its own arena (up to 8 per core); the
@@ -195,6 +213,8 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   ro.status_progress_interval = options.status_progress_interval;
   ro.status_progress_qps = options.status_progress_qps;
   ro.pod_monitors = options.pod_monitors;
+  ro.render.plannerClusterRole = options.planner_cluster_role;
+  ro.render.prometheusEndpoint = options.prometheus_endpoint;
   auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
   runtime::ControllerOptions cto;
   cto.name = "dynamographdeployment";
@@ -244,6 +264,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
       runtime::Informer& inf = manager.add_informer(child_informer(kind, options.watch_namespace));
       inf.add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
       if (kind.resource.kind == "Job") inf.add_handler(wake_dgds_on_download_change(controller, *reconciler, window));
+      if (kind.resource.kind == kAdapterKind) inf.add_handler(wake_dgd_of_adapter(controller, window));
       cluster.set_store(kind, &inf.store());
     } else {
       spdlog::warn("{} is not served by the API server ({}); DGDs that need a {} report it in their status; "
@@ -267,6 +288,7 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
         }
         auto inf = std::make_unique<runtime::Informer>(client, child_informer(**it, options.watch_namespace));
         inf->add_handler(controller.enqueue_owner(api::kGroup, api::kKind, window));
+        if ((*it)->resource.kind == kAdapterKind) inf->add_handler(wake_dgd_of_adapter(controller, window));
         inf->start();
         while (!inf->wait_for_sync(std::chrono::milliseconds(200)) && !t.cancelled()) {
         }

@@ -6,6 +6,7 @@
 #include "dgd/api/validate.h"
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
+#include "dgd/reconcile/scaling_adapters.h"
 
 namespace dgd::reconcile {
 
@@ -19,7 +20,8 @@ void append_errors(const std::vector<api::FieldError>& from, std::vector<std::st
 
 }  // namespace
 
-SpecResult run_spec_pipeline(const nlohmann::json& dgd, const std::string& ns, const recipes::Catalog& catalog) {
+SpecResult run_spec_pipeline(const nlohmann::json& dgd, const std::string& ns, const recipes::Catalog& catalog,
+                             const SpecOptions& options) {
   SpecResult out;
   api::ParseResult parsed = api::fromJson(dgd);
   if (!parsed.document) out.errors.push_back("the object is not a DynamoGraphDeployment document");
@@ -32,7 +34,9 @@ SpecResult run_spec_pipeline(const nlohmann::json& dgd, const std::string& ns, c
   append_errors(checked.problems, out.errors);
   if (!out.errors.empty() || !checked.graph) return out;
   out.expanded = recipes::ExpandResult{std::move(*checked.graph), {}};
-  render::RenderOptions ro;
+  // Each component's desired replica count, before anything is rendered from the graph.
+  apply_desired_replicas(out.expanded->graph, options.adapter_replicas ? *options.adapter_replicas : AdapterReplicas{});
+  render::RenderOptions ro = options.render;
   ro.defaultNamespace = ns;
   out.rendered = render::render(out.expanded->graph, ro);
   append_errors(out.rendered->errors, out.errors);

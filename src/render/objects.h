@@ -13,6 +13,9 @@ namespace dgd::render::detail {
 
 // ServiceAccount, Role, RoleBinding for the Dynamo runtime's Kubernetes discovery.
 std::vector<json> discoveryRbac(const api::Dgd& graph, const std::string& ns);
+// With a planner component: the namespace's ServiceAccount planner-serviceaccount and its
+// RoleBinding to `clusterRole`, unowned (every graph of the namespace renders the same two).
+std::vector<json> plannerRbac(const api::Dgd& graph, const std::string& ns, const std::string& clusterRole);
 // resource.nvidia.com/v1beta1 ComputeDomain when placement.nvlink.computeDomain.
 std::optional<json> computeDomain(const api::Dgd& graph, const std::string& ns);
 // One ConfigMap holding every SGLang worker's config file.

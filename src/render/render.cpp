@@ -59,7 +59,8 @@ void addIfAbsent(json& list, const char* key, const json& value, json item) {
   list.push_back(std::move(item));
 }
 
-json injectedEnv(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
+json injectedEnv(const api::Dgd& graph, const api::Component& c, const std::string& ns,
+                 const RenderOptions& options) {
   const auto type = c.type.value_or(api::ComponentType::kWorker);
   const std::string dynNs = componentDynamoNamespace(ns, graph.metadata.name, c);
   json env = json::array({
@@ -85,7 +86,11 @@ json injectedEnv(const api::Dgd& graph, const api::Component& c, const std::stri
     env.push_back(envVar("NIXL_TELEMETRY_ENABLE", "n"));
     env.push_back(envVar("NIXL_TELEMETRY_EXPORTER", "prometheus"));
     env.push_back(envVar("NIXL_TELEMETRY_PROMETHEUS_PORT", std::to_string(api::kNixlTelemetryPort)));
+  } else if (type == api::ComponentType::kPlanner) {
+    env.push_back(envVar("DYN_SYSTEM_PORT", std::to_string(api::kSystemPort)));
+    env.push_back(envVar("PLANNER_PROMETHEUS_PORT", std::to_string(api::kPlannerMetricsPort)));
   }
+  if (!options.prometheusEndpoint.empty()) env.push_back(envVar("PROMETHEUS_ENDPOINT", options.prometheusEndpoint));
   return env;
 }
 
@@ -117,7 +122,8 @@ bool metricsEnabled(const api::Dgd& graph, const json& pod) {
 
 // Layer 2: upstream's pod defaults under the explicit podTemplate.
 json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::string& ns,
-                    const json& labels, const std::string& deploymentName, std::vector<api::FieldError>& errors) {
+                    const json& labels, const std::string& deploymentName, const RenderOptions& options,
+                    std::vector<api::FieldError>& errors) {
   const std::string path = "spec.components[" + std::to_string(&c - graph.spec.components.data()) + "]";
   json explicitPt = lowerPodTemplate(graph, c, errors);
   const auto type = c.type.value_or(api::ComponentType::kWorker);
@@ -137,11 +143,18 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
     if (!a.contains(k)) a[k] = v;
   }
   json& spec = pod["spec"];
-  if (!spec.contains("serviceAccountName")) spec["serviceAccountName"] = serviceAccountName(graph.metadata.name);
+  if (!spec.contains("serviceAccountName")) {
+    spec["serviceAccountName"] =
+        type == api::ComponentType::kPlanner ? kPlannerServiceAccount : serviceAccountName(graph.metadata.name);
+  }
   if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 60;
   json& main = mainContainer(pod);
   addIfAbsent(main["ports"], "containerPort", json(sp.port),
               {{"name", sp.name}, {"containerPort", sp.port}, {"protocol", "TCP"}});
+  if (type == api::ComponentType::kPlanner) {
+    addIfAbsent(main["ports"], "containerPort", json(api::kPlannerMetricsPort),
+                {{"name", "metrics"}, {"containerPort", api::kPlannerMetricsPort}, {"protocol", "TCP"}});
+  }
   const std::string shm = c.sharedMemorySize.value_or(api::kDefaultSharedMemorySize);
   const auto shmQuantity = object::Quantity::parse(shm);
   if (!shmQuantity || !shmQuantity->is_zero()) {
@@ -166,7 +179,7 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   // Env: injected < spec.env < the podTemplate's (which already holds components[].env).
   json specEnv = json::array();
   for (const auto& e : graph.spec.env) specEnv.push_back(envJson(e));
-  json env = mergeEnv(mergeEnv(mergeEnv(injectedEnv(graph, c, ns), std::move(cacheEnv)), std::move(specEnv)),
+  json env = mergeEnv(mergeEnv(mergeEnv(injectedEnv(graph, c, ns, options), std::move(cacheEnv)), std::move(specEnv)),
                       main.contains("env") ? std::move(main["env"]) : json::array());
   sortBy(env, "name");
   main["env"] = std::move(env);
@@ -175,7 +188,8 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
   if (type == api::ComponentType::kFrontend) {
     if (!main.contains("livenessProbe")) main["livenessProbe"] = httpProbe("/live", "http", 10, 1, 3, 15);
     if (!main.contains("readinessProbe")) main["readinessProbe"] = httpProbe("/health", "http", 10, 3, 3, 10);
-  } else if (api::isWorkerType(type)) {
+  } else if (api::isWorkerType(type) || type == api::ComponentType::kPlanner) {
+    // The planner's startup probe allows 2 h too: it waits for the workers to be ready.
     if (!main.contains("startupProbe")) main["startupProbe"] = httpProbe("/live", "system", 10, 5, 720);
     if (!main.contains("livenessProbe")) main["livenessProbe"] = httpProbe("/live", "system", 5, 4, 1);
     if (!main.contains("readinessProbe")) main["readinessProbe"] = httpProbe("/health", "system", 10, 4, 3);
@@ -192,7 +206,7 @@ json podTemplateFor(const api::Dgd& graph, const api::Component& c, const std::s
 }
 
 json deploymentFor(const api::Dgd& graph, const api::Component& c, const std::string& ns,
-                   std::vector<api::FieldError>& errors) {
+                   const RenderOptions& options, std::vector<api::FieldError>& errors) {
   const std::string name = api::childName(graph.metadata.name, c.name);
   const json labels = componentLabels(graph, c, ns);
   json matchLabels(json::value_t::object);
@@ -202,7 +216,7 @@ json deploymentFor(const api::Dgd& graph, const api::Component& c, const std::st
   json spec(json::value_t::object);
   put(spec, "replicas", c.replicas.value_or(api::kDefaultReplicas));
   put(spec, "selector", std::move(selector));
-  put(spec, "template", podTemplateFor(graph, c, ns, labels, name, errors));
+  put(spec, "template", podTemplateFor(graph, c, ns, labels, name, options, errors));
   json d(json::value_t::object);
   put(d, "apiVersion", "apps/v1");
   put(d, "kind", "Deployment");
@@ -272,11 +286,12 @@ RenderResult render(const api::Dgd& graph, const RenderOptions& options) {
   RenderResult r;
   const std::string ns = namespaceOf(graph, options.defaultNamespace);
   for (auto& o : discoveryRbac(graph, ns)) r.objects.push_back(std::move(o));
+  for (auto& o : plannerRbac(graph, ns, options.plannerClusterRole)) r.objects.push_back(std::move(o));
   addSupportObjects(graph, ns, r.objects, r.errors);
   for (size_t i = 0; i < graph.spec.components.size(); ++i) {
     const api::Component& c = graph.spec.components[i];
     r.objects.push_back(serviceFor(graph, c, ns));
-    json deployment = deploymentFor(graph, c, ns, r.errors);
+    json deployment = deploymentFor(graph, c, ns, options, r.errors);
     // Upstream's rollout annotations (api/rollout.h); validate() reports bad values.
     if (auto strategy = api::deploymentStrategy(graph, i, nullptr)) deployment["spec"]["strategy"] = std::move(*strategy);
     r.objects.push_back(std::move(deployment));

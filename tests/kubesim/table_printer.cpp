@@ -358,18 +358,17 @@ Printer printer_for(const ResourceType& t) {
     return {json::array({name_col, col("Created At", "date", 0, "", "")}),
             [=](const json& o) { return json::array({name(o), str(o, P("/metadata/creationTimestamp"))}); }};
   if (t.custom && t.printer_columns.is_array() && !t.printer_columns.empty()) {
+    // The CRD's columns replace the default Age column (apiextensions
+    // serveDefaultColumnsIfEmpty): a CRD that wants an age column names one itself.
     json cols = json::array({name_col});
     std::vector<std::pair<std::string, std::string>> paths;
-    bool has_age = false;
     for (const auto& pc : t.printer_columns) {
       std::string cname = pc.value("name", "");
-      if (cname == "Age") has_age = true;
       std::string type = pc.value("type", "string");
       cols.push_back(col(cname, type == "date" ? "string" : type, pc.value("priority", 0), pc.value("format", ""),
                          pc.value("description", "")));
       paths.push_back({pc.value("jsonPath", ""), type});
     }
-    if (!has_age) cols.push_back(age_col);
     return {cols, [=](const json& o) {
               json cells = json::array({name(o)});
               for (const auto& [path, type] : paths) {
@@ -388,7 +387,6 @@ Printer printer_for(const ResourceType& t) {
                 }
                 cells.push_back(v.empty() ? json(nullptr) : json(v));
               }
-              if (!has_age) cells.push_back(age(o));
               return cells;
             }};
   }

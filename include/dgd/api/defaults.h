@@ -16,6 +16,7 @@ inline constexpr const char* kDefaultSharedMemorySize = "8Gi";      // component
 inline constexpr int kFrontendHttpPort = 8000;                      // router.httpPort; Service port "http"
 inline constexpr int kSystemPort = 9090;                            // worker DYN_SYSTEM_PORT; Service port "system"
 inline constexpr int kNixlTelemetryPort = 19090;                    // worker NIXL Prometheus port
+inline constexpr int kPlannerMetricsPort = 9085;                    // planner PLANNER_PROMETHEUS_PORT; port "metrics"
 inline constexpr int32_t kMaxReplicas = 1000;                       // validation upper bound
 inline constexpr size_t kMaxComponents = 25;                        // upstream MaxItems
 // Model cache / download.

@@ -37,7 +37,7 @@ inline constexpr const char* kKind = "DynamoGraphDeployment";
 
 enum class BackendFramework { kVllm, kSglang, kTrtllm };            // "vllm" "sglang" "trtllm"
 enum class ComponentType { kFrontend, kWorker, kPrefill, kDecode,   // "frontend" "worker" "prefill" "decode"
-                           kPlanner, kEpp };                        // "planner" "epp" (parsed, rejected by validate)
+                           kPlanner, kEpp };                        // "planner" "epp" (epp parsed, rejected by validate)
 enum class GpuProduct { kB200, kGB200, kH200 };                     // "B200" "GB200" "H200"
 enum class NicSelection { kSriov, kPcieMap, kNone };                // "sriov" "pcieMap" "none"
 enum class RouterMode { kKv, kRoundRobin, kRandom };                // "kv" "round-robin" "random"

@@ -1,6 +1,6 @@
 // Upstream v1beta1 component fields this operator implements outside the typed blocks,
-// read from a component's verbatim `extra` (dgd.h): compilationCache and
-// globalDynamoNamespace, with the defaults upstream's operator applies. validate.h
+// read from a component's verbatim `extra` (dgd.h): compilationCache,
+// globalDynamoNamespace and scalingAdapter, with the defaults upstream's operator applies. validate.h
 // reports a malformed value; these accessors then return nothing. Pure, immutable.
 #pragma once
 
@@ -33,5 +33,9 @@ std::optional<CompilationCache> compilationCache(const Dgd& dgd, const Component
 
 // components[].globalDynamoNamespace is true.
 bool usesGlobalDynamoNamespace(const Component& c);
+
+// components[].scalingAdapter is set (upstream v1beta1: present, even as {}, opts in): its
+// DynamoGraphDeploymentScalingAdapter owns the component's replicas.
+bool hasScalingAdapter(const Component& c);
 
 }  // namespace dgd::api

@@ -1,7 +1,8 @@
 // The kinds of object a DGD's children can be, and where the API serves them.
 //
-// One entry per kind the renderer emits (render.h). The operator runs one
-// label-scoped informer per entry; `optional` kinds come from a CRD that a
+// One entry per kind the renderer emits (render.h), and the scaling adapters
+// (scaling_adapters.h). The operator runs one informer per entry, label-scoped
+// but for the adapters; `optional` kinds come from a CRD that a
 // cluster may lack (ComputeDomain needs NVIDIA's DRA driver), so their absence
 // is reported in the status of the DGDs that need them instead of stopping the
 // operator. Plain values; immutable.

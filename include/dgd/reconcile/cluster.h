@@ -55,6 +55,10 @@ class ClusterCache {
   virtual std::vector<CachedVersion> owned_versions(const ChildKind& kind, const std::string& ns,
                                                     const std::string& owner_uid);
 
+  // Every cached object of `kind` in `ns` (the scaling adapters naming a DGD, whoever made
+  // them). The default returns nothing.
+  virtual std::vector<nlohmann::json> cached_in(const ChildKind& /*kind*/, const std::string& /*ns*/) { return {}; }
+
   // Placement (placement.h), from the pod and node caches. A cache without them
   // returns nothing and the DGD reports no Placement condition.
   // Cached pods of DGD ns/name (label nvidia.com/dynamo-graph-deployment-name).
@@ -84,6 +88,12 @@ class Cluster : public ClusterCache {
   // Server-side apply of `object` (fieldManager dgd-operator, force). Returns the
   // object as stored.
   virtual kube::Result<nlohmann::json> apply(const ChildKind& kind, const nlohmann::json& object) = 0;
+  // POST of `object` (a scaling adapter: created once, never applied over). Returns the
+  // object as stored; AlreadyExists is an error of kind kAlreadyExists.
+  virtual kube::Result<nlohmann::json> create(const ChildKind& kind, const nlohmann::json& object);
+  // Merge patch of ns/name's status subresource.
+  virtual kube::Result<nlohmann::json> patch_status(const ChildKind& kind, const std::string& ns,
+                                                    const std::string& name, const nlohmann::json& patch);
   // Deletes `object` (propagationPolicy Background, precondition on its uid);
   // NotFound is success.
   virtual kube::Status remove(const ChildKind& kind, const nlohmann::json& object) = 0;

@@ -1,6 +1,7 @@
 // execute: carries out a Plan (dgd_plan.h) against the API server: server-side applies
 // (field manager dgd-operator, force) of the children that differ, deletes of the ones
-// no longer wanted, and the creation of a missing model-download Job, owned by its cache
+// no longer wanted, the scaling adapters' creates and status (scaling_adapters.h), and the
+// creation of a missing model-download Job, owned by its cache
 // PVC and shared with the other DGDs that use it (shared_download.h). Before it creates
 // anything it reads the DGD from the server, so a cache that lags a deletion never makes
 // it re-create children. It records one Event per kind of change and returns what it
@@ -35,6 +36,7 @@ struct Execution {
   bool claim_missing = false;                     // its PVC does not exist
   bool download_in_flight = false;                // another pass is creating the Job
   bool job_created = false;
+  bool adapters_created = false;                  // a scaling adapter was created
   std::vector<nlohmann::json> job_pods;           // pods of a failed Job
 
   // Every child as desired and nothing pending: the memo may be kept.

@@ -56,6 +56,7 @@ struct DgdMemo {
   bool plan_in_full = false;
   SmokePlan smoke;
   std::map<std::string, ChildRecord> children;  // object_key -> record
+  std::string adapters;  // adapters_fingerprint of the scaling adapters naming the DGD (scaling_adapters.h)
 };
 
 // What the spec pipeline reads of a DGD besides its spec: uid (owner references),

@@ -13,7 +13,9 @@
 //  - otherwise the full plan: run_spec_pipeline; any error: report it and change
 //    nothing (an invalid edit never tears down what serves); else stamp the controller
 //    owner, diff the desired children against the cached ones (child_plan.h), hold the
-//    workers back while the model download has not completed (model_cache.h).
+//    workers back while the model download has not completed (model_cache.h). The
+//    components' scaling adapters set their replica counts before the render and are
+//    created once, never applied over (scaling_adapters.h).
 #pragma once
 
 #include <map>
@@ -27,6 +29,8 @@
 #include "dgd/reconcile/cluster.h"
 #include "dgd/reconcile/dgd_memo.h"
 #include "dgd/reconcile/model_cache.h"
+#include "dgd/reconcile/scaling_adapters.h"
+#include "dgd/render/render.h"
 #include "dgd/runtime/controller.h"
 
 namespace dgd::recipes {
@@ -79,6 +83,8 @@ struct Plan {
   // caller may read the cache PVC's download records and plan again with them.
   std::optional<nlohmann::json> download_job;
   std::optional<nlohmann::json> job;           // the download Job as cached
+  // kSync: the scaling adapters to create, whose status to write, and the refused ones.
+  AdapterPlan adapters;
   // The status: every component, and the cached Deployments (object_key -> view).
   std::vector<DgdMemo::Component> components;
   std::map<std::string, nlohmann::json> deployments;
@@ -94,6 +100,8 @@ struct Plan {
   bool creates() const;  // a child or the download Job is created
 };
 
-Plan plan(const Snapshot& snapshot, const recipes::Catalog& catalog, const DgdMemo* memo);
+// `render_options`: the operator's settings of what it renders (planner ClusterRole, ...).
+Plan plan(const Snapshot& snapshot, const recipes::Catalog& catalog, const DgdMemo* memo,
+          const render::RenderOptions& render_options = {});
 
 }  // namespace dgd::reconcile

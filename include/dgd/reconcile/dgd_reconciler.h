@@ -48,6 +48,8 @@ struct DgdReconcilerOptions {
   bool pod_monitors = false;
   // The clock of the pacing and of the download claims; null: the real clock.
   const kube::Clock* clock = nullptr;
+  // What the renderer needs of the operator's settings (planner ClusterRole, Prometheus).
+  render::RenderOptions render;
 };
 
 class DgdReconciler final : public runtime::Reconciler {

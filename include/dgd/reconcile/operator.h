@@ -48,6 +48,10 @@ struct OperatorOptions {
   // A PodMonitor per DGD (pod_monitor.h); off: the kind is neither watched nor written,
   // so the operator needs no RBAC on monitoring.coreos.com.
   bool pod_monitors = false;
+  // The ClusterRole each namespace's planner-serviceaccount is bound to (the chart's).
+  std::string planner_cluster_role = "dgd-operator-planner";
+  // PROMETHEUS_ENDPOINT of every component ("": not set).
+  std::string prometheus_endpoint;
 };
 
 // Runs until `stop` fires (returns 0 after a clean drain) or a fatal problem:

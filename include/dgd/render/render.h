@@ -6,7 +6,8 @@
 //
 // Per component a Deployment and a Service named `<dgd>-<lowercase component>` with
 // upstream Dynamo's labels, env, ports and probes; for the graph the discovery
-// ServiceAccount / Role / RoleBinding (`<dgd>-k8s-service-discovery*`), the SGLang
+// ServiceAccount / Role / RoleBinding (`<dgd>-k8s-service-discovery*`), with a planner
+// component the namespace's planner ServiceAccount and RoleBinding, the SGLang
 // ConfigMap, the GB200 ComputeDomain, and the model-cache PVC and download Job where the
 // DGD asks for them. Two layers build each pod template:
 //  1. lowering (lowerPodTemplate): the typed blocks become an explicit podTemplate
@@ -54,9 +55,20 @@ inline constexpr const char* kLabelMetricsEnabled = "nvidia.com/metrics-enabled"
 inline constexpr const char* kAnnotationEnableMetrics = "nvidia.com/enable-metrics";
 inline constexpr const char* kManagedByValue = "dgd-operator";
 
+// A planner component's pods run as this ServiceAccount of their namespace (upstream's
+// name), bound by the RoleBinding kPlannerRoleBinding to RenderOptions::plannerClusterRole.
+// Both are shared by every graph of the namespace: no owner, no graph label.
+inline constexpr const char* kPlannerServiceAccount = "planner-serviceaccount";
+inline constexpr const char* kPlannerRoleBinding = "planner-serviceaccount-binding";
+
 struct RenderOptions {
   // Namespace of a DGD whose metadata has none (e.g. `kubectl kustomize` output).
   std::string defaultNamespace = "default";
+  // The ClusterRole a planner's ServiceAccount is bound to (the chart's planner role).
+  std::string plannerClusterRole = "dgd-operator-planner";
+  // PROMETHEUS_ENDPOINT of every component when not empty (upstream's
+  // infrastructure.prometheusEndpoint): where the planner queries the graph's metrics.
+  std::string prometheusEndpoint = "";
 };
 
 struct RenderResult {

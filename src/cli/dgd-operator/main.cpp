@@ -192,6 +192,14 @@ int main(int argc, char** argv) {
                   "give every DGD a Prometheus Operator PodMonitor scraping its frontends and workers (needs the "
                   "PodMonitor CRD and RBAC on monitoring.coreos.com podmonitors)")
       ->capture_default_str();
+  run->add_option("--planner-cluster-role", o.planner_cluster_role,
+                  "ClusterRole bound (RoleBinding planner-serviceaccount-binding) to the ServiceAccount "
+                  "planner-serviceaccount of each namespace with a planner component; the chart passes its "
+                  "planner role")
+      ->capture_default_str();
+  run->add_option("--prometheus-endpoint", o.prometheus_endpoint,
+                  "Prometheus URL set as PROMETHEUS_ENDPOINT in every component (the planner queries the "
+                  "graph's metrics there; \"\": not set)");
 
   add_serving_flags(*run, o.serving);  // serving_flags.cpp
 

@@ -177,7 +177,9 @@ def test_labels_and_names():
               "names with %s: %s %s" % (values.keys(), d["metadata"]["name"], pod_labels))
         check(d["spec"]["template"]["spec"]["serviceAccountName"] == want_full, "serviceAccountName")
         for o in find(objs, "ClusterRole") + find(objs, "ClusterRoleBinding"):
-            check(o["metadata"]["name"] == want_full + "-dgd-system", "cluster name %s" % o["metadata"]["name"])
+            # The planner's ClusterRole (bound per namespace by the operator) adds a suffix.
+            names = [want_full + "-dgd-system"] + ([want_full + "-dgd-system-planner"] if o["kind"] == "ClusterRole" else [])
+            check(o["metadata"]["name"] in names, "cluster name %s" % o["metadata"]["name"])
 
 
 def test_topology_spread():

@@ -241,7 +241,10 @@ NEEDED = {("nvidia.com", "dynamographdeployments", v) for v in ("get", "list", "
                                ("batch", "jobs"), ("resource.nvidia.com", "computedomains"), ("", "configmaps"),
                                ("", "services"), ("apps", "deployments")] for v in RW} \
     | {("", "events", v) for v in ("create", "patch")} \
-    | {("", r, v) for r in ("pods", "nodes") for v in ("get", "list", "watch")}
+    | {("", r, v) for r in ("pods", "nodes") for v in ("get", "list", "watch")} \
+    | {("nvidia.com", "dynamographdeploymentscalingadapters", v) for v in ("get", "list", "watch", "create", "delete")} \
+    | {("nvidia.com", "dynamographdeploymentscalingadapters/status", "patch"),
+       ("rbac.authorization.k8s.io", "clusterroles", "bind")}  # bind: the planner role only (resourceNames)
 
 
 def discovery_role_rules():

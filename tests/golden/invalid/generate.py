@@ -130,9 +130,9 @@ case("backend-framework-unknown", "spec.backendFramework",
      mutate(lambda d: d["spec"].update({"backendFramework": "pytorch"})))
 case("component-type-unknown", "spec.components[0].type", mutate(lambda d: C(d, 0).update({"type": "gateway"})))
 case("component-type-missing", "spec.components[2].type", mutate(lambda d: C(d, 2).pop("type")))
-case("planner-unsupported", "spec.components[3].type",
-     mutate(lambda d: d["spec"]["components"].append(
-         {"name": "Planner", "type": "planner", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}})))
+case("scaling-adapter-alpha-enabled", "spec.components[1].scalingAdapter.enabled",
+     mutate(lambda d: C(d, 1).update({"scalingAdapter": {"enabled": True}})),
+     why="v1alpha1's form; in v1beta1 scalingAdapter: {} opts in")
 case("epp-unsupported", "spec.components[3].type",
      mutate(lambda d: d["spec"]["components"].append(
          {"name": "Epp", "type": "epp", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}})))

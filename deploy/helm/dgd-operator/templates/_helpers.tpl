@@ -101,3 +101,8 @@ An image reference from (dict "image" .Values.image "global" .Values.global "tag
 {{- fail (printf "metrics.port and health.port are both %d: the two servers need two ports" (int .Values.metrics.port)) }}
 {{- end }}
 {{- end }}
+
+{{/* The ClusterRole each namespace's planner-serviceaccount is bound to (planner-clusterrole.yaml). */}}
+{{- define "dgd-operator.plannerClusterRole" -}}
+{{- printf "%s-planner" (include "dgd-operator.clusterName" .) | trunc 253 | trimSuffix "-" }}
+{{- end }}
