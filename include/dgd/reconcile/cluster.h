@@ -55,6 +55,14 @@ class ClusterCache {
   virtual std::vector<CachedVersion> owned_versions(const ChildKind& kind, const std::string& ns,
                                                     const std::string& owner_uid);
 
+  // The download records of the cache PVC `claim` in `ns` (model_cache.h
+  // find_download_record): the cached Jobs labelled nvidia.com/model-cache=<claim>, the
+  // operator's and those made outside it (the Job informer selects on that label, so a
+  // record needs no LIST). A cache without them returns none.
+  virtual std::vector<nlohmann::json> download_records(const std::string& /*ns*/, const std::string& /*claim*/) {
+    return {};
+  }
+
   // Placement (placement.h), from the pod and node caches. A cache without them
   // returns nothing and the DGD reports no Placement condition.
   // Cached pods of DGD ns/name (label nvidia.com/dynamo-graph-deployment-name).
