@@ -4,7 +4,9 @@
     BENCH_N=100,1000 /usr/bin/python3 bench/scale.py        # what `make bench` runs
     BENCH_N=20 BENCH_REST_SECONDS=10 /usr/bin/python3 bench/scale.py   # a quick run
 
-For each N, in one run:
+For each N, BENCH_REPEAT (default 3) pairs, interleaved: an operator run, then a floor run,
+then the next pair, so that a change of the machine's load falls on both sides of a ratio.
+Each pair:
   operator  kube-sim (bench profile sized for N, instant kubelets and Jobs) + dgd-operator
             (Release). N DGDs (a fixed mix of catalog recipes) are server-side applied by
             one kubectl; timed until every DGD is Ready. Then: API requests by verb and
@@ -29,9 +31,15 @@ from N = 1000): both runs list the Deployments the same way (the operator run th
 waits for the DGDs' Ready condition, a cheaper list). Results: a table on stdout and JSON in BENCH_OUT
 (default build-bench/bench-results/scale-N-CACHE.json).
 
-Environment: BENCH_BUILD (default build-bench), BENCH_N, BENCH_REST_SECONDS (60),
-BENCH_FLOOR_PARALLEL (4), BENCH_POLL, BENCH_TIMEOUT (seconds per wait, 900),
-BENCH_SKIP_FLOOR=1, BENCH_OPERATOR_ARGS (extra flags), BENCH_CACHE (warm or cold).
+The convergence ratio reported is the median of the pairs' ratios; each pair is listed with
+the load average at its start. Other figures are the median over the operator runs (writes
+at rest and after a restart: the largest).
+
+Environment: BENCH_BUILD (default build-bench), BENCH_OPERATOR (default BENCH_BUILD's
+dgd-operator: another build's operator against the same kube-sim and dgdctl), BENCH_N,
+BENCH_REPEAT (3), BENCH_REST_SECONDS (60), BENCH_FLOOR_PARALLEL (4), BENCH_POLL,
+BENCH_TIMEOUT (seconds per wait, 900), BENCH_SKIP_FLOOR=1, BENCH_SKIP_DELETE=1 (no
+delete-all timing), BENCH_OPERATOR_ARGS (extra flags), BENCH_CACHE (warm or cold).
 """
 import collections
 import json
@@ -55,7 +63,8 @@ from recipe_paths import recipe_file  # noqa: E402
 from operator_listen import wait_bound_addresses  # noqa: E402
 
 DGDCTL = os.path.join(BUILD, "dgdctl")
-OPERATOR = os.path.join(BUILD, "dgd-operator")
+OPERATOR = os.path.abspath(os.environ.get("BENCH_OPERATOR", os.path.join(BUILD, "dgd-operator")))
+REPEAT = max(1, int(os.environ.get("BENCH_REPEAT", "3")))
 REST_SECONDS = float(os.environ.get("BENCH_REST_SECONDS", "60"))
 FLOOR_PARALLEL = int(os.environ.get("BENCH_FLOOR_PARALLEL", "4"))
 POLL = float(os.environ.get("BENCH_POLL", "0"))  # 0: 0.25 s, 1 s from N = 1000
@@ -558,6 +567,9 @@ def run_operator(n, dgds, profile_path, workdir, children_per_dgd, n_deployments
         res["restart_rss_mib"] = op2.rss_mib()
         res["restart_cache_objects"] = op2.metric_sum("dgd_informer_cache_objects")
 
+        if os.environ.get("BENCH_SKIP_DELETE"):
+            op2.stop()
+            return res
         log("deleting all DGDs")
         t0 = time.time()
         for ns in sorted({ns for ns, _, _, _ in dgds}):
@@ -629,57 +641,84 @@ def fmt(v, unit=""):
     return str(v) + unit
 
 
-def report(n, prof, op, floor):
-    w = op["writes"]
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2.0
+
+
+def report(n, prof, pairs):
+    """pairs: [{"operator": ..., "floor": ... or None, "load": (1, 5, 15 min)}]."""
+    ops = [p["operator"] for p in pairs]
+    floors = [p["floor"] for p in pairs if p["floor"]]
+
+    def med(key, of=ops):
+        return median([o[key] for o in of])
+
+    def most_writes(key):
+        return max(sum(v for k, v in o[key].items() if k != "lease") for o in ops)
+
+    op = ops[len(ops) // 2]  # a representative run for the request tables
+    w = {k: median([o["writes"].get(k, 0) for o in ops]) for k in ("child", "status", "event")}
     rows = [
         ("DGDs (mix of %d recipes)" % len(MIX), n),
+        ("operator/floor pairs, interleaved (BENCH_REPEAT)", len(pairs)),
         ("model caches (BENCH_CACHE)", CACHE + (": download Jobs completed before the runs" if CACHE == "warm"
                                                 else ": empty, the operator downloads")),
         ("bench profile nodes (H200/B200/CPU)", "%d/%d/%d" % (prof["h200_nodes"], prof["b200_nodes"], prof["cpu_nodes"])),
         ("children per DGD (rendered; the shared download Job not counted)", fmt(op["children_per_dgd"])),
-        ("operator: caches synced after start (empty cluster)", fmt(op["first_sync_s"], " s")),
-        ("operator: all Deployments rolled out", fmt(op["deployments_s"], " s")),
-        ("operator: all DGDs Ready", fmt(op["ready_s"], " s")),
-        ("  (kubectl apply of the DGDs alone)", fmt(op["create_dgds_s"], " s")),
+        ("operator: caches synced after start (empty cluster)", fmt(med("first_sync_s"), " s")),
+        ("operator: all Deployments rolled out", fmt(med("deployments_s"), " s")),
+        ("operator: all DGDs Ready", fmt(med("ready_s"), " s")),
+        ("  (kubectl apply of the DGDs alone)", fmt(med("create_dgds_s"), " s")),
     ]
-    if floor:
-        rows += [("floor: kubectl apply x%d of the children" % FLOOR_PARALLEL, fmt(floor["apply_s"], " s")),
-                 ("floor: all Deployments rolled out", fmt(floor["ready_s"], " s")),
-                 ("ratio operator / floor (target <= 1.2)", fmt(op["ready_s"] / floor["ready_s"]))]
+    if floors:
+        ratios = [p["operator"]["ready_s"] / p["floor"]["ready_s"] for p in pairs if p["floor"]]
+        rows += [("floor: kubectl apply x%d of the children" % FLOOR_PARALLEL, fmt(med("apply_s", floors), " s")),
+                 ("floor: all Deployments rolled out", fmt(med("ready_s", floors), " s")),
+                 ("ratio operator / floor, median of the pairs (target <= 1.2)", fmt(median(ratios)))]
     rows += [
-        ("operator writes: child / status / event", "%d / %d / %d" % (w.get("child", 0), w.get("status", 0),
-                                                                     w.get("event", 0))),
-        ("writes per DGD (child+status; target <= children + 2)", fmt(op["writes_per_dgd"])),
-        ("operator CPU during convergence", fmt(op["operator_cpu_s"], " s")),
-        ("kube-sim CPU during convergence", fmt(op["kubesim_cpu_s"], " s")),
-        ("operator CPU / kube-sim CPU (target < 10%)", fmt(100.0 * op["operator_cpu_s"] / max(op["kubesim_cpu_s"], 1e-9),
-                                                           " %")),
+        ("operator writes: child / status / event", "%d / %d / %d" % (w["child"], w["status"], w["event"])),
+        ("writes per DGD (child+status; target <= children + 2)", fmt(med("writes_per_dgd"))),
+        ("operator CPU during convergence", fmt(med("operator_cpu_s"), " s")),
+        ("kube-sim CPU during convergence", fmt(med("kubesim_cpu_s"), " s")),
+        ("operator CPU / kube-sim CPU (target < 10%)",
+         fmt(median([100.0 * o["operator_cpu_s"] / max(o["kubesim_cpu_s"], 1e-9) for o in ops]), " %")),
     ]
-    if floor:
-        rows += [("floor: kube-sim CPU / kubectl CPU", "%s / %s" % (fmt(floor["kubesim_cpu_s"], " s"),
-                                                                   fmt(floor["kubectl_cpu_s"], " s")))]
+    if floors:
+        rows += [("floor: kube-sim CPU / kubectl CPU", "%s / %s" % (fmt(med("kubesim_cpu_s", floors), " s"),
+                                                                   fmt(med("kubectl_cpu_s", floors), " s")))]
     rows += [
-        ("operator peak RSS (target < 64 MiB)", fmt(op["operator_peak_rss_mib"], " MiB")),
-        ("objects in the operator's caches", fmt(op["cache_objects"])),
+        ("operator peak RSS (target < 64 MiB)", fmt(med("operator_peak_rss_mib"), " MiB")),
+        ("objects in the operator's caches", fmt(med("cache_objects"))),
         ("reconciles per DGD (until all Ready) / mean reconcile time",
-         "%s / %s" % (fmt(op["reconciles"] / n), fmt(1000.0 * op["reconcile_seconds"] / max(op["reconciles"], 1), " ms"))),
-        ("writes in %.0f s at rest (target 0)" % REST_SECONDS, sum(v for k, v in op["rest_writes"].items()
-                                                                   if k not in ("lease",))),
-        ("restart: caches synced", fmt(op["restart_sync_s"], " s")),
-        ("restart: every DGD reconciled", fmt(op["restart_reconciled_s"], " s")),
-        ("restart: writes (target 0)", sum(v for k, v in op["restart_writes"].items() if k != "lease")),
-        ("restart: operator peak RSS / RSS with caches full", "%s / %s" % (fmt(op["restart_peak_rss_mib"], " MiB"),
-                                                                          fmt(op["restart_rss_mib"], " MiB"))),
-        ("RSS per cached object ((full - empty) / objects)", fmt(
-            (op["restart_rss_mib"] - op["operator_rss_empty_mib"]) * 1048576.0 / max(op["restart_cache_objects"], 1),
-            " B")),
-        ("delete all: children and pods gone", fmt(op["delete_s"], " s")),
+         "%s / %s" % (fmt(med("reconciles") / n),
+                      fmt(median([1000.0 * o["reconcile_seconds"] / max(o["reconciles"], 1) for o in ops]), " ms"))),
+        ("writes in %.0f s at rest, most of any run (target 0)" % REST_SECONDS, most_writes("rest_writes")),
+        ("restart: caches synced", fmt(med("restart_sync_s"), " s")),
+        ("restart: every DGD reconciled", fmt(med("restart_reconciled_s"), " s")),
+        ("restart: writes, most of any run (target 0)", most_writes("restart_writes")),
+        ("restart: operator peak RSS / RSS with caches full", "%s / %s" % (fmt(med("restart_peak_rss_mib"), " MiB"),
+                                                                          fmt(med("restart_rss_mib"), " MiB"))),
+        ("RSS per cached object ((full - empty) / objects)", fmt(median(
+            [(o["restart_rss_mib"] - o["operator_rss_empty_mib"]) * 1048576.0 / max(o["restart_cache_objects"], 1)
+             for o in ops]), " B")),
+        ("delete all: children and pods gone",
+         fmt(med("delete_s"), " s") if all("delete_s" in o for o in ops) else "not run (BENCH_SKIP_DELETE)"),
     ]
     print("\n### N = %d\n" % n)
     print("| measure | value |\n|---|---|")
     for k, v in rows:
         print("| %s | %s |" % (k, v))
-    print("\nOperator requests during convergence (verb resource: count):")
+    print("\nEach pair (load average 1/5/15 min at the pair's start):\n")
+    print("| pair | load | operator: all DGDs Ready | floor: all rolled out | ratio | writes per DGD | peak RSS |")
+    print("|---|---|---|---|---|---|---|")
+    for i, p in enumerate(pairs):
+        o, f = p["operator"], p["floor"]
+        print("| %d | %.1f %.1f %.1f | %s | %s | %s | %s | %s |" % (
+            i + 1, p["load"][0], p["load"][1], p["load"][2], fmt(o["ready_s"], " s"),
+            fmt(f["ready_s"], " s") if f else "-", fmt(o["ready_s"] / f["ready_s"]) if f else "-",
+            fmt(o["writes_per_dgd"]), fmt(o["operator_peak_rss_mib"], " MiB")))
+    print("\nOperator requests during convergence, pair %d (verb resource: count):" % (ops.index(op) + 1))
     print("  " + ", ".join("%s: %d" % kv for kv in op["requests"].items()))
     print("At rest: " + (", ".join("%s: %d" % kv for kv in op["rest_requests"].items()) or "none"))
     print("After restart: " + (", ".join("%s: %d" % kv for kv in op["restart_requests"].items()) or "none"))
@@ -703,20 +742,23 @@ def main():
         prof = bench_profile(n, profile_path, needs)
         children = sum(needs[recipe]["objects"] for _, _, recipe, _ in dgds) / n
         n_deployments = sum(needs[recipe]["deployments"] for _, _, recipe, _ in dgds)
-        log("N=%d: operator run (workdir %s)" % (n, workdir))
-        op = run_operator(n, dgds, profile_path, workdir, children, n_deployments)
-        floor = None
-        if not os.environ.get("BENCH_SKIP_FLOOR"):
-            log("N=%d: floor run" % n)
-            floor = run_floor(n, dgds, profile_path, workdir, n_deployments)
-        load = os.getloadavg()
-        result = {"n": n, "cache": CACHE, "profile": prof, "operator": op, "floor": floor, "loadavg_end": load,
+        pairs = []
+        for i in range(REPEAT):
+            load = os.getloadavg()
+            log("N=%d pair %d/%d: operator run (workdir %s, load %.1f)" % (n, i + 1, REPEAT, workdir, load[0]))
+            op = run_operator(n, dgds, profile_path, workdir, children, n_deployments)
+            floor = None
+            if not os.environ.get("BENCH_SKIP_FLOOR"):
+                log("N=%d pair %d/%d: floor run" % (n, i + 1, REPEAT))
+                floor = run_floor(n, dgds, profile_path, workdir, n_deployments)
+            pairs.append({"operator": op, "floor": floor, "load": load, "loadavg_end": os.getloadavg()})
+        result = {"n": n, "cache": CACHE, "profile": prof, "pairs": pairs, "operator_binary": OPERATOR,
                   "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         with open(os.path.join(OUT_DIR, "scale-%d-%s.json" % (n, CACHE)), "w") as f:
             json.dump(result, f, indent=1, sort_keys=True)
-        report(n, prof, op, floor)
+        report(n, prof, pairs)
+        load = os.getloadavg()
         print("(load average at the end: %.1f %.1f %.1f)" % load)
-
 
 if __name__ == "__main__":
     main()

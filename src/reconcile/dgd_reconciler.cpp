@@ -8,7 +8,6 @@
 #include "dgd/reconcile/pass_status.h"
 #include "dgd/reconcile/serving.h"
 #include "dgd/reconcile/status_writer.h"
-#include "dgd/render/render.h"
 
 namespace dgd::reconcile {
 
@@ -91,16 +90,15 @@ ReconcileResult DgdReconciler::reconcile(const runtime::ObjectKey& key) {
   }
   if (p.kind == PlanKind::kSync && p.download_job) {
     // The cache has no download Job of ours: a record made outside the operator may do.
-    const std::string selector = std::string(render::kLabelModelCache) + "=" + p.memo->cache->claim;
-    auto records = cluster_.list(kube::resources::jobs(), key.ns, selector);
-    if (records && !records->empty()) p = plan({key, cluster_, &*records, options_.pod_monitors}, catalog_, nullptr, options_.render);
+    const auto records = cluster_.download_records(key.ns, p.memo->cache->claim);
+    if (!records.empty())
+      p = plan({key, cluster_, &records, options_.pod_monitors}, catalog_, nullptr, options_.render);
   }
   // The version a pass starts from: how a reader of the log knows a change was seen.
   if (p.dgd.is_object())
     spdlog::debug("dgd={}: reconciling resourceVersion {}", id,
                   p.dgd.value("/metadata/resourceVersion"_json_pointer, std::string()));
   if (p.kind == PlanKind::kGone) {
-    if (memo) events_.forget(memo->uid);
     forget(id);
     return ReconcileResult::done();
   }
@@ -138,6 +136,7 @@ void DgdReconciler::forget(const std::string& key) {
   downloads_.note_use(key, "");
   memos_.forget(key);
   pacer_.forget(key);
+  events_.forget(key);
 }
 
 std::vector<std::string> DgdReconciler::dgds_using_job(const std::string& ns, const std::string& job_name) const {

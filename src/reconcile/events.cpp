@@ -82,31 +82,40 @@ json make_event(const json& dgd, const std::string& type, const std::string& rea
 bool EventRecorder::record(const json& dgd, const std::string& type, const std::string& reason,
                            const std::string& message) {
   const json& meta = dgd.at("metadata");
-  // The message is remembered by its hash: the key set lives as long as the DGD, and a
-  // ChildCreated summary can be a kilobyte.
-  auto key = std::make_tuple(meta.value("uid", ""), meta.value("generation", int64_t{0}), reason,
-                             std::hash<std::string>{}(cap(message)));
+  const std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
+  const std::string uid = meta.value("uid", "");
+  const int64_t generation = meta.value("generation", int64_t{0});
+  // The message is remembered by its hash: a ChildCreated summary can be a kilobyte.
+  const std::pair<std::string, size_t> event{reason, std::hash<std::string>{}(cap(message))};
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!sent_.insert(key).second) return false;
+    Sent& sent = sent_[key];
+    if (sent.uid != uid || sent.generation < generation) sent = Sent{uid, generation, {}};
+    // An older generation than the one remembered (a cache that lags): sent, not remembered;
+    // the Event's name makes a repeat AlreadyExists.
+    if (sent.generation == generation && !sent.events.insert(event).second) return false;
   }
-  json event = make_event(dgd, type, reason, message, now_rfc3339(), instance_);
-  if (auto s = cluster_.create_event(event); !s) {
+  json ev = make_event(dgd, type, reason, message, now_rfc3339(), instance_);
+  if (auto s = cluster_.create_event(ev); !s) {
     // Not remembered: a later reconcile may try again (the name makes it idempotent).
     std::lock_guard<std::mutex> lock(mu_);
-    sent_.erase(key);
-    spdlog::debug("dgd={}/{}: event {} not recorded: {}", meta.value("namespace", ""), meta.value("name", ""), reason,
-                  s.error().to_string());
+    if (auto it = sent_.find(key); it != sent_.end() && it->second.uid == uid && it->second.generation == generation) {
+      it->second.events.erase(event);
+    }
+    spdlog::debug("dgd={}: event {} not recorded: {}", key, reason, s.error().to_string());
     return false;
   }
   return true;
 }
 
-void EventRecorder::forget(const std::string& uid) {
+void EventRecorder::forget(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = sent_.begin(); it != sent_.end();) {
-    it = std::get<0>(*it) == uid ? sent_.erase(it) : std::next(it);
-  }
+  sent_.erase(key);
+}
+
+size_t EventRecorder::remembered_dgds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sent_.size();
 }
 
 std::string summarize_children(const std::string& verb, const std::vector<std::string>& items) {

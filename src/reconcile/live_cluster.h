@@ -18,6 +18,7 @@
 #include "dgd/reconcile/cluster.h"
 #include "dgd/reconcile/dgd_plan.h"
 #include "dgd/reconcile/placement_status.h"
+#include "dgd/render/render.h"
 #include "dgd/runtime/store.h"
 
 namespace dgd::reconcile {
@@ -101,6 +102,19 @@ class LiveCluster final : public Cluster {
       const std::string prefix = kind.resource.group + "/" + kind.resource.kind + "/";
       for (const auto& o : s->by_owner(owner_uid)) {
         if (o->ns() == ns) out.push_back({prefix + o->ns() + "/" + o->name(), o->uid(), o->resource_version()});
+      }
+    }
+    return out;
+  }
+  std::vector<json> download_records(const std::string& ns, const std::string& claim) override {
+    std::vector<json> out;
+    if (const runtime::Store* s = store(*find_child_kind("batch/v1", "Job"))) {
+      for (const auto& o : s->list(ns)) {
+        auto job = read_projected(o->json_text(), child_status_fields());  // labels, annotations, status
+        if (!job) continue;
+        const json labels = job->value(json::json_pointer("/metadata/labels"), json::object());
+        const auto label = labels.is_object() ? labels.find(render::kLabelModelCache) : labels.end();
+        if (label != labels.end() && label->is_string() && *label == claim) out.push_back(std::move(*job));
       }
     }
     return out;

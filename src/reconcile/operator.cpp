@@ -58,8 +58,12 @@ runtime::InformerOptions child_informer(const ChildKind& kind, const std::string
   runtime::InformerOptions io;
   io.resource = kind.resource;
   io.ns = ns;
-  // Scaling adapters are read whoever made them (scaling_adapters.h): not label-scoped.
-  io.label_selector = kind.resource.kind == kAdapterKind ? "" : child_label_selector();
+  // Scaling adapters are read whoever made them (scaling_adapters.h): not label-scoped. Jobs:
+  // the download records of the model caches (model_cache.h), the operator's own and those
+  // made outside it, which carry the cache's label but not the operator's.
+  io.label_selector = kind.resource.kind == kAdapterKind ? ""
+                      : kind.resource.kind == "Job"  ? std::string(render::kLabelModelCache)
+                                                      : child_label_selector();
   io.page_size = kBigObjectPageSize;
   // The pod templates of one recipe's graphs repeat (runtime/shared_text.h).
   io.share_values = kind.resource.kind == "Deployment" || kind.resource.kind == "Job";

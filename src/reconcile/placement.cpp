@@ -1,3 +1,4 @@
+// Sentences naming what a refused pod lacks, from its refusal and a view of the cluster.
 #include "dgd/reconcile/placement.h"
 
 #include <algorithm>
@@ -11,32 +12,7 @@ namespace dgd::reconcile {
 
 using nlohmann::json;
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep, const std::string& last_sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += (i + 1 == parts.size()) ? last_sep : sep;
-    out += parts[i];
-  }
-  return out;
-}
-
-// The resources a sentence names: the extended ones the pod requests (GPUs, RDMA),
-// plus any other that was reported short.
-std::vector<std::string> named_resources(const ResourceAmounts& req, const std::set<std::string>& short_resources) {
-  std::vector<std::string> out;
-  // nvidia.com/gpu first: it is what people count.
-  if (req.count("nvidia.com/gpu") > 0 && req.at("nvidia.com/gpu") > 0) out.push_back("nvidia.com/gpu");
-  for (const auto& [r, v] : req) {
-    if (v > 0 && is_extended(r) && r != "nvidia.com/gpu") out.push_back(r);
-  }
-  for (const auto& r : short_resources) {
-    if (std::find(out.begin(), out.end(), r) == out.end() && (req.count(r) > 0 || r == "pods")) out.push_back(r);
-  }
-  return out;
-}
-
 namespace {
-
 
 std::string node_list(std::vector<std::string> names) {
   std::sort(names.begin(), names.end());
@@ -65,7 +41,6 @@ std::string selector_text(const json& pod) {
   }
   return out.empty() ? "its scheduling constraints" : out;
 }
-
 
 // "4 free nvidia.com/gpu and 4 rdma/ib".
 std::string amounts_text(const ResourceAmounts& req, const std::vector<std::string>& resources) {
@@ -158,63 +133,6 @@ std::string claim_name(const json& pod) {
 }
 
 }  // namespace
-
-Refusal failing_filters(const FitResult& result) {
-  Refusal r;
-  for (const auto& n : result.refused) {
-    r.filters.insert(n.filters.begin(), n.filters.end());
-    // As the scheduler reports it: resources only of nodes the pod may run on at all.
-    if (n.fails(FitFilter::kUnschedulable) || n.fails(FitFilter::kTaint) || n.fails(FitFilter::kNodeSelector)) continue;
-    for (const auto& s : n.shortfalls) r.short_resources.insert(s.resource);
-  }
-  return r;
-}
-
-Refusal parse_scheduler_message(const std::string& message) {
-  Refusal r;
-  const auto colon = message.find("nodes are available: ");
-  if (colon == std::string::npos) {
-    if (!message.empty()) r.other = true;
-    return r;
-  }
-  std::string body = message.substr(colon + std::string("nodes are available: ").size());
-  const auto pre = body.find(" preemption:");
-  if (pre != std::string::npos) body = body.substr(0, pre);
-  while (!body.empty() && (body.back() == '.' || body.back() == ' ')) body.pop_back();
-  size_t start = 0;
-  while (start < body.size()) {
-    size_t end = body.find(", ", start);
-    // A taint "{key: value}" holds no ", "; a part starts with its node count.
-    std::string part = body.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    start = end == std::string::npos ? body.size() : end + 2;
-    const auto sp = part.find(' ');
-    const std::string text = sp == std::string::npos ? part : part.substr(sp + 1);
-    if (text.rfind("Insufficient ", 0) == 0) {
-      r.filters.insert(FitFilter::kResources);
-      r.short_resources.insert(text.substr(13));
-    } else if (text == "Too many pods") {
-      r.filters.insert(FitFilter::kResources);
-      r.short_resources.insert("pods");
-    } else if (text.find(kCliqueLabel) != std::string::npos) {
-      r.filters.insert(FitFilter::kClique);
-    } else if (text.find("were unschedulable") != std::string::npos) {
-      r.filters.insert(FitFilter::kUnschedulable);
-    } else if (text.find("untolerated taint") != std::string::npos) {
-      r.filters.insert(FitFilter::kTaint);
-    } else if (text.find("node affinity/selector") != std::string::npos) {
-      r.filters.insert(FitFilter::kNodeSelector);
-    } else if (text.find("existing pods anti-affinity") != std::string::npos) {
-      r.filters.insert(FitFilter::kExistingAntiAffinity);
-    } else if (text.find("pod anti-affinity") != std::string::npos) {
-      r.filters.insert(FitFilter::kPodAntiAffinity);
-    } else if (text.find("pod affinity") != std::string::npos) {
-      r.filters.insert(FitFilter::kPodAffinity);
-    } else {
-      r.other = true;
-    }
-  }
-  return r;
-}
 
 std::optional<PlacementProblem> describe_refusal(const json& pod, const Refusal& refusal, const ClusterFit& view) {
   if (refusal.other || refusal.filters.empty()) return std::nullopt;

@@ -1,6 +1,7 @@
 // The checks of `helm lint` that apply to this chart, and the metadata a published chart
-// needs: Chart.yaml (strict fields, name, SemVer version, string appVersion, maintainers,
-// sources, icon, home, the artifacthub.io/license annotation), values.yaml against
+// needs: Chart.yaml (strict fields, name, SemVer version, string appVersion; maintainers,
+// sources and icon well formed when given, a missing icon reported as INFO as Helm does;
+// the artifacthub.io/license annotation), values.yaml against
 // values.schema.json, and every template rendered with the defaults (strict: a value
 // values.yaml lacks is an error) into documents that each have apiVersion, kind and a
 // valid metadata.name.
@@ -77,9 +78,6 @@ func lintChart(dir string, userValues map[string]interface{}) []finding {
 	if meta.Description == "" {
 		add("ERROR", "Chart.yaml", "description is required")
 	}
-	if len(meta.Maintainers) == 0 {
-		add("ERROR", "Chart.yaml", "maintainers are required")
-	}
 	for _, m := range meta.Maintainers {
 		switch {
 		case m.Name == "":
@@ -90,19 +88,13 @@ func lintChart(dir string, userValues map[string]interface{}) []finding {
 			add("ERROR", "Chart.yaml", "invalid url '%s' for maintainer '%s'", m.URL, m.Name)
 		}
 	}
-	if len(meta.Sources) == 0 {
-		add("ERROR", "Chart.yaml", "sources are required")
-	}
 	for _, s := range meta.Sources {
 		if s == "" || !govalidator.IsRequestURL(s) {
 			add("ERROR", "Chart.yaml", "invalid source URL '%s'", s)
 		}
 	}
-	if meta.Home == "" || !govalidator.IsRequestURL(meta.Home) {
-		add("ERROR", "Chart.yaml", "invalid home URL '%s'", meta.Home)
-	}
 	if meta.Icon == "" {
-		add("ERROR", "Chart.yaml", "icon is recommended")
+		add("INFO", "Chart.yaml", "icon is recommended")
 	} else if !govalidator.IsRequestURL(meta.Icon) {
 		add("ERROR", "Chart.yaml", "invalid icon URL '%s'", meta.Icon)
 	}

@@ -58,6 +58,13 @@ class ClusterCache {
   // Every cached object of `kind` in `ns` (the scaling adapters naming a DGD, whoever made
   // them). The default returns nothing.
   virtual std::vector<nlohmann::json> cached_in(const ChildKind& /*kind*/, const std::string& /*ns*/) { return {}; }
+  // The download records of the cache PVC `claim` in `ns` (model_cache.h
+  // find_download_record): the cached Jobs labelled nvidia.com/model-cache=<claim>, the
+  // operator's and those made outside it (the Job informer selects on that label, so a
+  // record needs no LIST). A cache without them returns none.
+  virtual std::vector<nlohmann::json> download_records(const std::string& /*ns*/, const std::string& /*claim*/) {
+    return {};
+  }
 
   // Placement (placement.h), from the pod and node caches. A cache without them
   // returns nothing and the DGD reports no Placement condition.

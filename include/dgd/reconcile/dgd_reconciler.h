@@ -65,6 +65,8 @@ class DgdReconciler final : public runtime::Reconciler {
 
   // Drops the memo of `key` ("ns/name"): the next pass plans in full.
   void forget_memo(const std::string& key) { memos_.forget(key); }
+  // How many DGDs the reconciler remembers sent Events of: at most the live ones.
+  size_t dgds_with_events() const { return events_.remembered_dgds(); }
 
  private:
   void forget(const std::string& key);

@@ -3,16 +3,20 @@
 // An event is recorded at most once per (DGD uid, generation, reason, message):
 // the recorder remembers what it sent, and the Event's name is a hash of that
 // tuple, so a restarted operator (or a second replica) that sends it again
-// gets AlreadyExists instead of a duplicate. Nothing is recorded unless the
+// gets AlreadyExists instead of a duplicate. What it remembers is kept per DGD key
+// and only for the DGD's current uid and generation (a newer generation never sends
+// an older one's events), so it holds no more than the live DGDs' latest events. Nothing is recorded unless the
 // reconcile did something or found something new, so a graph at rest costs no
 // event writes. Failures to write an event are logged, never fatal.
 // Thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,14 +50,22 @@ class EventRecorder {
   // `type` is "Normal" or "Warning". Returns true when it was sent now.
   bool record(const nlohmann::json& dgd, const std::string& type, const std::string& reason,
               const std::string& message);
-  // Drops what is remembered about a DGD (it was deleted).
-  void forget(const std::string& uid);
+  // Drops what is remembered about the DGD `key` ("ns/name"): it was deleted.
+  void forget(const std::string& key);
+  // How many DGDs the recorder remembers events of.
+  size_t remembered_dgds() const;
 
  private:
+  // The events sent about one DGD, for its uid and generation: (reason, hash of message).
+  struct Sent {
+    std::string uid;
+    int64_t generation = 0;
+    std::set<std::pair<std::string, size_t>> events;
+  };
   Cluster& cluster_;
   const std::string instance_;
-  std::mutex mu_;
-  std::set<std::tuple<std::string, int64_t, std::string, size_t>> sent_;  // uid, generation, reason, hash of message
+  mutable std::mutex mu_;
+  std::map<std::string, Sent> sent_;  // by DGD key
 };
 
 // RFC 3339 UTC with seconds, e.g. "2026-11-30T06:00:00Z".

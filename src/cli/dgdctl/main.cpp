@@ -1,6 +1,6 @@
-// dgdctl: the CLI (recipes, expand, render, validate offline; plan and smoke read the
-// cluster). Also runs as the kubectl plugin `kubectl dgd ...` (the build links
-// kubectl-dgd to this binary). Exit codes: docs/api.md, "Exit codes".
+// dgdctl: the CLI (recipes, expand, render, validate and convert offline; plan, smoke, get
+// and status read the cluster). Also runs as the kubectl plugin `kubectl dgd ...` (the
+// build links kubectl-dgd to this binary). Exit codes: docs/api.md, "Exit codes".
 // All CLI11 use lives in this file; the commands are in commands.cpp.
 #include <CLI/CLI.hpp>
 
@@ -20,7 +20,8 @@ void add_convert_command(CLI::App& app);  // convert.cpp
 int main(int argc, char** argv) {
   using dgd::cli::Format;
   CLI::App app{"dgdctl: NVIDIA Dynamo DynamoGraphDeployment recipes, expansion, rendering and validation.\n"
-               "recipes, expand, render and validate run offline; plan and smoke read the cluster. "
+               "recipes, expand, render, validate and convert run offline; plan, smoke, get and status read the "
+               "cluster. "
                "Also usable as `kubectl dgd`.",
                "dgdctl"};
   app.require_subcommand(1);

@@ -249,14 +249,18 @@ def lint(chart):
 def test_lint():
     rc, out, err = lint(CHART)
     check(rc == 0 and "1 chart(s) linted, 0 chart(s) failed" in out, "lint of the chart:\n%s%s" % (out, err))
+    # As Helm: a chart without an icon is told so, and passes even with --strict.
+    check("[INFO] Chart.yaml: icon is recommended" in out, "lint does not recommend an icon:\n" + out)
     with open(os.path.join(CHART, "Chart.yaml")) as f:
         meta_text = f.read()
     breakages = {
         "license field": (lambda t: t + "license: Apache-2.0\n", 'unknown field "license"'),
-        "no icon": (lambda t: re.sub(r"(?m)^icon:.*\n", "", t), "icon is recommended"),
+        "icon not a URL": (lambda t: t + "icon: dgd.svg\n", "invalid icon URL 'dgd.svg'"),
         "no license annotation": (lambda t: t.replace("artifacthub.io/license", "x-license"),
                                   "annotation artifacthub.io/license is required"),
-        "no maintainers": (lambda t: re.sub(r"(?m)^maintainers:\n(- .*\n(  .*\n)*)", "", t), "maintainers are required"),
+        "maintainer without a name": (lambda t: t + "maintainers:\n- email: a@example.com\n",
+                                      "each maintainer requires a name"),
+        "source not a URL": (lambda t: t + "sources:\n- not a url\n", "invalid source URL 'not a url'"),
         "version": (lambda t: re.sub(r"(?m)^version:.*$", "version: 1.0.0.0", t), "version '1.0.0.0' is not a valid SemVer"),
         "numeric appVersion": (lambda t: re.sub(r"(?m)^appVersion:.*$", "appVersion: 1.10", t),
                                "appVersion should be of type string but it's of type float64"),

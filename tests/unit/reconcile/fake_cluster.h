@@ -68,8 +68,10 @@ class FakeCluster final : public Cluster {
     if (it == objects.end()) return std::optional<json>();
     return std::optional<json>(it->second);
   }
+  std::vector<std::string> listed;  // resource.to_string() of every list() (a request to the server)
   kube::Result<std::vector<json>> list(const kube::ResourceRef& resource, const std::string& ns,
                                        const std::string& label_selector) override {
+    listed.push_back(resource.to_string());
     // Equality selectors "k=v[,k=v]" only.
     std::vector<json> out;
     for (const auto& [k, o] : objects) {
@@ -86,6 +88,17 @@ class FakeCluster final : public Cluster {
         start = end + 1;
       }
       if (match) out.push_back(o);
+    }
+    return out;
+  }
+  // The cached Jobs labelled with the cache's claim, as the live Job informer holds them.
+  std::vector<json> download_records(const std::string& ns, const std::string& claim) override {
+    std::vector<json> out;
+    for (const auto& [k, o] : objects) {
+      if (o.value("kind", "") == "Job" && o["metadata"].value("namespace", "") == ns &&
+          o["metadata"].value("labels", json::object()).value("nvidia.com/model-cache", "") == claim) {
+        out.push_back(o);
+      }
     }
     return out;
   }
