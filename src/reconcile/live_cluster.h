@@ -110,6 +110,13 @@ class LiveCluster final : public Cluster {
     return client_->apply(kind.resource, m.value("namespace", ""), m.value("name", ""), object, kFieldManager,
                           /*force=*/true);
   }
+  kube::Result<json> scale(const ChildKind& kind, const json& deployment, int32_t replicas) override {
+    const json& m = deployment.at("metadata");
+    kube::WriteOptions o;
+    o.field_manager = kFieldManager;
+    return client_->patch(kind.resource, m.value("namespace", ""), m.value("name", ""), kube::PatchType::kMerge,
+                          json{{"spec", {{"replicas", replicas}}}}, o);
+  }
   kube::Status remove(const ChildKind& kind, const json& object) override {
     const json& m = object.at("metadata");
     kube::DeleteOptions o;

@@ -84,6 +84,10 @@ class Cluster : public ClusterCache {
   // Server-side apply of `object` (fieldManager dgd-operator, force). Returns the
   // object as stored.
   virtual kube::Result<nlohmann::json> apply(const ChildKind& kind, const nlohmann::json& object) = 0;
+  // Sets spec.replicas of the Deployment `deployment` (a merge patch, field manager
+  // dgd-operator). Returns the object as stored.
+  virtual kube::Result<nlohmann::json> scale(const ChildKind& kind, const nlohmann::json& deployment,
+                                             int32_t replicas) = 0;
   // Deletes `object` (propagationPolicy Background, precondition on its uid);
   // NotFound is success.
   virtual kube::Status remove(const ChildKind& kind, const nlohmann::json& object) = 0;
