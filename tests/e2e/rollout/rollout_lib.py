@@ -167,9 +167,13 @@ def hold_unready(component):
     meta.setdefault("annotations", {})[READY_ANN] = "false"
 
 
-def release(env, dgd):
-    """Makes every held pod of the DGD Ready (pods made later carry the hold too)."""
-    for p in env.items("pods", NS, "%s=%s" % (DGD_LABEL, dgd)):
+def release(env, dgd, component_type=None):
+    """Makes every held pod of the DGD (of one component type) Ready; pods made later carry
+    the hold too."""
+    selector = "%s=%s" % (DGD_LABEL, dgd)
+    if component_type:
+        selector += ",nvidia.com/dynamo-component-type=" + component_type
+    for p in env.items("pods", NS, selector):
         if (p["metadata"].get("annotations") or {}).get(READY_ANN) == "false" and not p["metadata"].get("deletionTimestamp"):
             env.kubectl("annotate", "pod", p["metadata"]["name"], "-n", NS, "--overwrite", READY_ANN + "=true",
                         check=False)

@@ -7,7 +7,8 @@ generations and without losing capacity (kube-sim, 4x H200).
     different specs share a Dynamo namespace, and one complete generation is Ready;
   - while held: the new generation runs beside the old one in its own Dynamo namespace,
     the old Deployments keep their replicas, status.rollingUpdate.phase is InProgress and
-    Ready=False with reason rolling_update_in_progress;
+    Ready=False with reason rolling_update_in_progress; still so once the new prefill pod
+    alone is Ready (the new generation cannot serve without its decode pod);
   - released: the old generation is removed, Ready=True, rollingUpdate Completed with
     startTime <= endTime and every worker in updatedComponents;
   - writes: each new worker Deployment written once, each old one at most twice, the
@@ -59,6 +60,17 @@ def main():
                     assert s["ns"] == "%s-%s-%s" % (NS, name, new_gen), s
                 elif s["type"] in ("prefill", "decode"):
                     assert s["ns"] == "%s-%s-%s" % (NS, name, old_gen), s
+
+            # Only the new prefill pod Ready: the new generation cannot serve yet, so the
+            # old one stays whole.
+            release(env, name, "prefill")
+            new_prefill = next(n for n, d in new.items()
+                               if d["metadata"]["labels"]["nvidia.com/dynamo-component-type"] == "prefill")
+            wait_until("the new prefill Deployment available", lambda: (
+                worker_deployments(env, name)[new_prefill].get("status") or {}).get("availableReplicas") == 1)
+            env.reconcile_now(name, NS)
+            still = worker_deployments(env, name)
+            assert all(n in still and still[n]["spec"]["replicas"] == 1 for n in old), sorted(still)
 
             def done():
                 release(env, name)

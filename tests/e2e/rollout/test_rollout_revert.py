@@ -36,7 +36,8 @@ def main():
             c = generation_of(c_deps)
             wait_until("C's pods", lambda: len([s for s in watch.snapshot().values() if s["hash"] == c]) == 2,
                        timeout=300)
-            assert rolling_update(env, name).get("phase") in ("Pending", "InProgress")
+            wait_until("rollingUpdate in progress",
+                       lambda: rolling_update(env, name).get("phase") in ("Pending", "InProgress"))
 
             # Back to B: kubectl replace (it also drops every annotation the DGD carried).
             d = env.dgd(name, NS)
