@@ -332,7 +332,14 @@ def self_test(src=None):
         ("flag appended", lambda it: main_of(it, "Frontend").update({"args": main_of(it, "Frontend")["args"] + ["--x"]}),
          "Frontend: args changed"),
         ("lower-case name missing", lambda it: dep(it, "Frontend")["metadata"].update({"name": "dsv4-frontend"}),
-         "Frontend: Deployment dsv4-flash-disagg-h200-agentic-frontend not rendered"),
+         "Frontend: Deployment name dsv4-frontend: expected dsv4-flash-disagg-h200-agentic-frontend"),
+        ("worker generation missing", lambda it: dep(it, "VllmDecodeWorker")["metadata"].update(
+            {"name": "dsv4-flash-disagg-h200-agentic-vllmdecodeworker"}),
+         "VllmDecodeWorker: Deployment name dsv4-flash-disagg-h200-agentic-vllmdecodeworker: expected "
+         "dsv4-flash-disagg-h200-agentic-vllmdecodeworker-<8 hex>"),
+        ("worker namespace suffix missing", lambda it: main_of(it, "VllmPrefillWorker").update(
+            {"env": [e for e in main_of(it, "VllmPrefillWorker")["env"] if e["name"] != "DYN_NAMESPACE_WORKER_SUFFIX"]}),
+         "VllmPrefillWorker: injected env DYN_NAMESPACE_WORKER_SUFFIX expected"),
         ("graph label missing", lambda it: dep(it, "VllmDecodeWorker")["spec"]["template"]["metadata"]["labels"].pop(lib.LBL_DGD),
          "VllmDecodeWorker: pod label nvidia.com/dynamo-graph-deployment-name missing"),
         ("component type label wrong", lambda it: dep(it, "VllmDecodeWorker")["metadata"]["labels"].update({lib.LBL_TYPE: "worker"}),
