@@ -36,6 +36,7 @@ json hashedTemplate(json pod) {
     if (auto l = m->find("labels"); l != m->end() && l->is_object()) l->erase(kLabelSelector);
     if (auto a = m->find("annotations"); a != m->end() && a->is_object()) {
       for (const char* key : kRolloutOnlyAnnotations) a->erase(key);
+      if (a->empty()) m->erase(a);  // as if none had been written
     }
   }
   return pod;

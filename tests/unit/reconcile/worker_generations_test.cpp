@@ -66,6 +66,7 @@ TEST(WorkerGenerations, HeldBackTheNewGenerationIsPendingAndTheOldOneStays) {
   GenerationStep step = plan_worker_generations(desired, live, kUid, true);
   EXPECT_TRUE(step.scale.empty());
   EXPECT_TRUE(step.progress.pending);
+  desired = {worker("Prefill", "1234abcd", 4)};
   step = plan_worker_generations(desired, live, kUid, false);
   ASSERT_EQ(step.scale.size(), 1u);  // 25% of 4 may be unavailable
   EXPECT_EQ(step.scale[0].replicas, 3);

@@ -33,7 +33,9 @@ const json* find(const std::vector<json>& objs, const std::string& kind, const s
   for (const auto& o : objs) {
     const std::string hash =
         kind == "Deployment" ? o["metadata"]["labels"].value("nvidia.com/dynamo-worker-hash", "") : "";
-    if (o["kind"] == kind && o["metadata"]["name"] == (hash.empty() ? name : name + "-" + hash)) return &o;
+    if (o["kind"] == kind && (o["metadata"]["name"] == name || (!hash.empty() && o["metadata"]["name"] == name + "-" + hash))) {
+      return &o;
+    }
   }
   return nullptr;
 }
