@@ -405,8 +405,15 @@ void Checker::checkComponent(size_t ci, const Component& c) {
                                                  "starting and ending with a letter or digit, at most 63");
   } else if (!dgd_.metadata.name.empty()) {
     std::string child = childName(dgd_.metadata.name, c.name);
+    // A worker's Deployment carries its generation, "-<8 hex>" (render/worker_generation.h),
+    // and its name is a label value (nvidia.com/selector).
+    const bool worker = !c.type || isWorkerType(*c.type);
+    if (worker) child += "-xxxxxxxx";
     if (child.size() > 63) {
-      error(path + ".name", "child name \"" + shown(child) + "\" is " + std::to_string(child.size()) +
+      error(path + ".name", (worker ? "worker Deployment name \"" + shown(child.substr(0, child.size() - 8)) +
+                                          "<hash>\" is "
+                                    : "child name \"" + shown(child) + "\" is ") +
+                                std::to_string(child.size()) +
                                 " characters; Kubernetes allows 63: shorten the DGD or component name");
     }
   }

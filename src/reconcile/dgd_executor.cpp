@@ -62,6 +62,30 @@ void apply_children(const Plan& plan, const DgdMemo* previous, ExecutorContext& 
   if (!updated.empty()) ctx.events.record(plan.dgd, "Normal", kReasonChildUpdated, summarize_children("Updated", updated));
 }
 
+// Old worker generations going down (worker_generations.h): one Event per pass.
+void scale_old_generations(const Plan& plan, ExecutorContext& ctx, const std::string& id, Execution& ex) {
+  std::vector<std::string> scaled;
+  for (const auto& w : plan.scale) {
+    auto r = ctx.cluster.scale(*find_child_kind("apps/v1", "Deployment"), w.deployment, w.replicas);
+    if (!r) {
+      if (r.error().is(kube::ErrorKind::kNotLeader)) {
+        ex.stop = true;
+        return;
+      }
+      ex.api_errors.push_back("scale " + describe(w.deployment) + " failed: " + r.error().to_string());
+      continue;
+    }
+    const std::string what = describe(w.deployment) + " to " + std::to_string(w.replicas);
+    spdlog::info("dgd={}: scaled {} (old worker generation)", id, what);
+    scaled.push_back(what);
+    ex.applied[object_key(w.deployment)] = std::move(r).value();
+  }
+  if (!scaled.empty()) {
+    ctx.events.record(plan.dgd, "Normal", kReasonChildUpdated,
+                      summarize_children("Scaled", scaled) + " (old worker generation)");
+  }
+}
+
 void remove_children(const Plan& plan, ExecutorContext& ctx, const std::string& id, Execution& ex) {
   std::vector<std::string> deleted;
   for (const auto& w : plan.remove) {
@@ -130,7 +154,8 @@ void create_download_job(const Plan& plan, ExecutorContext& ctx, const runtime::
 
 bool Execution::settled(const Plan& plan) const {
   return !stop && api_errors.empty() && sync_problems.empty() && plan.sync_problems.empty() && plan.remove.empty() &&
-         !job_created && !adapters_created && !claim_missing && !download_in_flight;
+         plan.scale.empty() && !(plan.rollout && plan.rollout->in_progress) && !job_created &&
+         !adapters_created && !claim_missing && !download_in_flight;
 }
 
 Execution execute(const Plan& plan, const DgdMemo* previous, ExecutorContext& ctx, const runtime::ObjectKey& key) {
@@ -154,6 +179,7 @@ Execution execute(const Plan& plan, const DgdMemo* previous, ExecutorContext& ct
     }
   }
   apply_children(plan, previous, ctx, id, ex);
+  if (!ex.stop) scale_old_generations(plan, ctx, id, ex);
   if (!ex.stop) remove_children(plan, ctx, id, ex);
   // After the children: an adapter's status reports the count its Deployment was written with.
   if (!ex.stop && ex.api_errors.empty() && !plan.adapters.empty()) {

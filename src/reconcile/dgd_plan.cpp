@@ -10,48 +10,15 @@
 #include "dgd/reconcile/desired_extras.h"
 #include "dgd/reconcile/placement_status.h"
 #include "dgd/reconcile/spec_pipeline.h"
+#include "dgd/reconcile/worker_generations.h"
+#include "dgd/render/worker_generation.h"
+#include "reconcile/object_meta.h"
 
 namespace dgd::reconcile {
 
 using nlohmann::json;
 
 namespace {
-
-std::string meta_string(const json& obj, const char* field) {
-  if (!obj.is_object()) return "";
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
-}
-
-int64_t generation_of(const json& obj) {
-  if (!obj.is_object()) return 0;
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return 0;
-  auto g = m->find("generation");
-  return g != m->end() && g->is_number_integer() ? g->get<int64_t>() : 0;
-}
-
-// metadata.ownerReferences, or an empty array.
-const json& owner_refs(const json& obj) {
-  static const json kNone = json::array();
-  if (!obj.is_object()) return kNone;
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return kNone;
-  auto refs = m->find("ownerReferences");
-  return refs != m->end() && refs->is_array() ? *refs : kNone;
-}
-
-bool has_controller_ref(const json& obj) {
-  const json& refs = owner_refs(obj);
-  return std::any_of(refs.begin(), refs.end(), [](const json& r) { return r.is_object() && r.value("controller", false); });
-}
-
-bool has_owner_placeholder(const json& obj) {
-  const json& refs = owner_refs(obj);
-  return std::any_of(refs.begin(), refs.end(), [](const json& r) { return r.is_object() && r.value("uid", "").empty(); });
-}
 
 std::string describe(const json& obj) { return obj.value("kind", "") + " " + meta_string(obj, "name"); }
 
@@ -264,17 +231,19 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     ModelCacheObservation seen;
     if (p.job) seen.job = &*p.job;
     m->held_workers = assess_model_cache(*m->cache, seen).hold_workers;
-    if (m->held_workers) {
-      std::set<std::string> workers;
-      for (const auto& c : spec.expanded->graph.spec.components) {
-        if (!c.type || api::isWorkerType(*c.type)) workers.insert(api::childName(s.key.name, c.name));
-      }
-      std::map<std::string, int64_t> live_replicas;
-      for (const auto& [k, o] : live_by_key) {
-        if (o->value("kind", "") == "Deployment") live_replicas[k] = o->value("/spec/replicas"_json_pointer, int64_t{1});
-      }
-      hold_back_workers(desired, workers, live_replicas);
+  }
+  // Replicas of each worker generation (worker_generations.h), before the hold caps them.
+  GenerationStep generations = plan_worker_generations(desired, live, p.uid, m->held_workers);
+  if (m->held_workers) {
+    std::set<std::string> workers;
+    std::map<std::string, int64_t> live_replicas;
+    for (const auto& d : desired) {
+      if (d.value("kind", "") == "Deployment" && render::isWorkerObject(d)) workers.insert(meta_string(d, "name"));
     }
+    for (const auto& [k, o] : live_by_key) {
+      if (o->value("kind", "") == "Deployment") live_replicas[k] = o->value("/spec/replicas"_json_pointer, int64_t{1});
+    }
+    hold_back_workers(desired, workers, live_replicas);
   }
 
   add_desired_extras(s, dgd, desired, live, p);  // restart stamps, the PodMonitor
@@ -301,6 +270,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     p.apply.push_back(std::move(w));
   }
   for (const json* o : diff.remove) {
+    if (generations.old_keys.count(object_key(*o)) > 0) continue;  // the generation step's
     if (const ChildKind* kind = find_child_kind(o->value("apiVersion", ""), o->value("kind", ""))) {
       p.remove.push_back({kind, *o, true, "", ""});
     }
@@ -313,14 +283,25 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     const ChildKind* kind = find_child_kind(d.value("apiVersion", ""), d.value("kind", ""));
     m->children[k] = record_child(*kind, *l->second, is_controlled_by(*l->second, p.uid));
   }
+  for (auto& o : generations.remove) p.remove.push_back({&deployments(), std::move(o), true, "", ""});
+  p.scale = std::move(generations.scale);
+  p.rollout = generations.progress;
+  p.old_deployments = std::move(generations.old_of);
   for (const auto& c : spec.expanded->graph.spec.components) {
-    DgdMemo::Component mc{c.name, c.type ? api::toString(*c.type) : "worker", c.replicas.value_or(1),
-                          api::childName(s.key.name, c.name), false};
+    auto name = generations.deployment_of.find(c.name);
+    auto want_replicas = generations.desired_of.find(c.name);
+    DgdMemo::Component mc{c.name, c.type ? api::toString(*c.type) : "worker",
+                          want_replicas != generations.desired_of.end() ? want_replicas->second : c.replicas.value_or(1),
+                          name != generations.deployment_of.end() ? name->second : api::childName(s.key.name, c.name),
+                          false};
     const std::string k = deployment_key(s.key.ns, mc.deployment);
     auto want = std::find_if(desired.begin(), desired.end(), [&](const json& d) { return object_key(d) == k; });
     if (auto l = live_by_key.find(k); l != live_by_key.end()) {
       mc.template_current = want != desired.end() && is_controlled_by(*l->second, p.uid) && holds(*l->second, *want);
       p.deployments[k] = *l->second;
+    }
+    if (auto olds = p.old_deployments.find(c.name); olds != p.old_deployments.end()) {
+      for (const auto& old : olds->second) p.deployments[old] = *live_by_key[old];
     }
     p.components.push_back(mc);
   }

@@ -142,6 +142,13 @@ class LiveCluster final : public Cluster {
     }
     return out;
   }
+  kube::Result<json> scale(const ChildKind& kind, const json& deployment, int32_t replicas) override {
+    const json& m = deployment.at("metadata");
+    kube::WriteOptions o;
+    o.field_manager = kFieldManager;
+    return client_->patch(kind.resource, m.value("namespace", ""), m.value("name", ""), kube::PatchType::kMerge,
+                          json{{"spec", {{"replicas", replicas}}}}, o);
+  }
   kube::Status remove(const ChildKind& kind, const json& object) override {
     const json& m = object.at("metadata");
     kube::DeleteOptions o;

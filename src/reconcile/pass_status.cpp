@@ -1,5 +1,7 @@
 #include "dgd/reconcile/pass_status.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "dgd/object/desired_state.h"
@@ -66,8 +68,33 @@ StatusInput observe_status(const Plan& plan, const Execution& ex, ClusterCache& 
     } else if (auto l = plan.deployments.find(k); l != plan.deployments.end()) {
       obs.deployment = &l->second;
     }
+    if (auto olds = plan.old_deployments.find(c.name); olds != plan.old_deployments.end()) {
+      for (const auto& old : olds->second) {
+        if (auto a = ex.applied.find(old); a != ex.applied.end()) {
+          in.previous_generations[c.name].push_back(&a->second);
+        } else if (auto l = plan.deployments.find(old); l != plan.deployments.end()) {
+          in.previous_generations[c.name].push_back(&l->second);
+        }
+      }
+    }
     in.components.push_back(obs);
   }
+  json previous_rolling;
+  if (in.previous_status != nullptr && in.previous_status->is_object()) {
+    if (auto r = in.previous_status->find("rollingUpdate"); r != in.previous_status->end()) previous_rolling = *r;
+  }
+  std::optional<RolloutProgress> progress;
+  if (plan.kind == PlanKind::kSync) {
+    progress = plan.rollout;
+  } else if (plan.kind == PlanKind::kStatusOnly) {
+    // A memo is kept only once no old generation is left (Execution::settled).
+    progress.emplace();
+    for (const auto& c : plan.components) {
+      if (c.type == "worker" || c.type == "prefill" || c.type == "decode") progress->workers.push_back(c.name);
+    }
+    std::sort(progress->workers.begin(), progress->workers.end());
+  }
+  in.rolling_update = rolling_update_status(previous_rolling, progress, now);
   if (plan.kind == PlanKind::kInvalidSpec || !plan.memo) return in;
   if (plan.memo->cache) add_model_cache(plan, ex, in);
   if (auto placement = placement_status(cache, key.ns, key.name, plan.memo->placement)) {

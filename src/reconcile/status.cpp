@@ -1,6 +1,9 @@
 #include "dgd/reconcile/status.h"
 
+#include <algorithm>
 #include <map>
+
+#include "dgd/reconcile/worker_generations.h"
 
 #include <nlohmann/json.hpp>
 
@@ -124,13 +127,30 @@ json compute_status(const StatusInput& in) {
     }
     any_exists = true;
     const RolloutState r = rollout_state(*c.deployment, c.desired_replicas);
-    entry["componentNames"] = json::array({c.deployment->value("/metadata/name"_json_pointer, "")});
-    entry["replicas"] = r.replicas;
+    // Old worker generations count in the totals; updatedReplicas is the desired one's.
+    std::vector<std::string> names = {c.deployment->value("/metadata/name"_json_pointer, "")};
+    int64_t old_replicas = 0, old_ready = 0, old_available = 0;
+    static const std::vector<const json*> kNone;
+    auto olds = in.previous_generations.find(c.name);
+    const auto& previous = olds == in.previous_generations.end() ? kNone : olds->second;
+    for (const json* p : previous) {
+      names.push_back(p->value("/metadata/name"_json_pointer, ""));
+      old_replicas += int_at(*p, "status", "replicas");
+      old_ready += int_at(*p, "status", "readyReplicas");
+      old_available += int_at(*p, "status", "availableReplicas");
+    }
+    std::sort(names.begin(), names.end());
+    entry["componentNames"] = names;
+    entry["replicas"] = r.replicas + old_replicas;
     entry["updatedReplicas"] = r.updated;
-    entry["readyReplicas"] = r.ready_replicas;
-    entry["availableReplicas"] = r.available;
+    entry["readyReplicas"] = r.ready_replicas + old_ready;
+    entry["availableReplicas"] = r.available + old_available;
     components[c.name] = entry;
-    if (!c.template_current) {
+    if (!previous.empty()) {
+      not_ready.push_back(c.name + ": " + (r.ready ? "" : r.reason + ", ") + std::to_string(old_replicas) +
+                          " replicas of the previous worker generation left");
+      rolling = true;
+    } else if (!c.template_current) {
       not_ready.push_back(c.name + ": update of the Deployment pending");
       rolling = true;
     } else if (!r.ready) {
@@ -138,6 +158,10 @@ json compute_status(const StatusInput& in) {
       rolling = rolling || r.updated < c.desired_replicas || r.replicas > r.updated;
     }
   }
+
+  const std::string rolling_phase = in.rolling_update.is_object() ? in.rolling_update.value("phase", "") : "";
+  const bool worker_rollout = rolling_phase == "Pending" || rolling_phase == "InProgress";
+  if (worker_rollout && not_ready.empty()) not_ready.push_back("old worker generations are being removed");
 
   std::vector<Condition> conds;
   const bool spec_valid = in.spec_errors.empty();
@@ -158,6 +182,9 @@ json compute_status(const StatusInput& in) {
       conds.push_back({"Ready", "False", in.held_back_reason, cap_message(join(all, "; "))});
     } else if (not_ready.empty()) {
       conds.push_back({"Ready", "True", "AllComponentsReady", "every component has rolled out and is ready"});
+    } else if (worker_rollout) {
+      conds.push_back({"Ready", "False", kReasonRollingUpdate,
+                       cap_message("Rolling update in progress: " + join(not_ready, "; "))});
     } else {
       conds.push_back({"Ready", "False", rolling ? "RolloutInProgress" : "ComponentsNotReady",
                        cap_message(join(not_ready, "; "))});
@@ -195,6 +222,7 @@ json compute_status(const StatusInput& in) {
   } else if (in.previous_status != nullptr && in.previous_status->is_object()) {
     if (auto it = in.previous_status->find("restart"); it != in.previous_status->end()) status["restart"] = *it;
   }
+  if (in.rolling_update.is_object()) status["rollingUpdate"] = in.rolling_update;
   return status;
 }
 

@@ -12,6 +12,7 @@
 #include "dgd/api/rollout.h"
 #include "dgd/api/upstream_fields.h"
 #include "dgd/api/validate.h"
+#include "dgd/render/worker_generation.h"
 #include "dgd/object/field_schema.h"
 #include "dgd/object/quantity.h"
 #include "dgd/object/strategic_merge.h"
@@ -78,6 +79,8 @@ json injectedEnv(const api::Dgd& graph, const api::Component& c, const std::stri
     env.push_back(envVar("DYNAMO_PORT", port));
     env.push_back(envVar("DYN_HTTP_PORT", port));
     env.push_back(envVar("DYN_NAMESPACE_PREFIX", dynNs));
+    // Every worker generation "<prefix>-<8 hex>" and nothing else (worker_generation.h).
+    env.push_back(envVar("DYN_NAMESPACE_PREFIX_STRICT", "true"));
   } else if (api::isWorkerType(type)) {
     env.push_back(envVar("DYN_HEALTH_CHECK_ENABLED", "false"));
     env.push_back(envVar("DYN_SYSTEM_ENABLED", "true"));
@@ -296,6 +299,7 @@ RenderResult render(const api::Dgd& graph, const RenderOptions& options) {
     if (auto strategy = api::deploymentStrategy(graph, i, nullptr)) deployment["spec"]["strategy"] = std::move(*strategy);
     r.objects.push_back(std::move(deployment));
   }
+  stampWorkerGeneration(r.objects);
   sortObjects(r.objects);
   return r;
 }

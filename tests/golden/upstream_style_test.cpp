@@ -37,9 +37,12 @@ Fixture load() {
   return {parsed.dgd, r.objects};
 }
 
+// The object `kind`/`name`; a worker Deployment's name without its generation ("-<hash>").
 const json& object(const std::vector<json>& objs, const std::string& kind, const std::string& name) {
   for (const auto& o : objs) {
-    if (o["kind"] == kind && o["metadata"]["name"] == name) return o;
+    const std::string hash =
+        kind == "Deployment" ? o["metadata"]["labels"].value("nvidia.com/dynamo-worker-hash", "") : "";
+    if (o["kind"] == kind && o["metadata"]["name"] == (hash.empty() ? name : name + "-" + hash)) return o;
   }
   throw std::runtime_error("missing " + kind + "/" + name);
 }

@@ -101,6 +101,10 @@ class Cluster : public ClusterCache {
   // Merge patch of ns/name's status subresource.
   virtual kube::Result<nlohmann::json> patch_status(const ChildKind& kind, const std::string& ns,
                                                     const std::string& name, const nlohmann::json& patch);
+  // Sets spec.replicas of the Deployment `deployment` (a merge patch, field manager
+  // dgd-operator). Returns the object as stored.
+  virtual kube::Result<nlohmann::json> scale(const ChildKind& kind, const nlohmann::json& deployment,
+                                             int32_t replicas) = 0;
   // Deletes `object` (propagationPolicy Background, precondition on its uid);
   // NotFound is success.
   virtual kube::Status remove(const ChildKind& kind, const nlohmann::json& object) = 0;

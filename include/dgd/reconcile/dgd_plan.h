@@ -13,9 +13,10 @@
 //  - otherwise the full plan: run_spec_pipeline; any error: report it and change
 //    nothing (an invalid edit never tears down what serves); else stamp the controller
 //    owner, diff the desired children against the cached ones (child_plan.h), hold the
-//    workers back while the model download has not completed (model_cache.h). The
-//    components' scaling adapters set their replica counts before the render and are
-//    created once, never applied over (scaling_adapters.h).
+//    workers back while the model download has not completed (model_cache.h), and roll
+//    worker generations (worker_generations.h). The components' scaling adapters set their
+//    replica counts before the render and are created once, never applied over
+//    (scaling_adapters.h).
 #pragma once
 
 #include <map>
@@ -31,6 +32,7 @@
 #include "dgd/reconcile/model_cache.h"
 #include "dgd/reconcile/scaling_adapters.h"
 #include "dgd/render/render.h"
+#include "dgd/reconcile/worker_generations.h"
 #include "dgd/runtime/controller.h"
 
 namespace dgd::recipes {
@@ -76,6 +78,11 @@ struct Plan {
   std::vector<std::string> spec_errors;  // kInvalidSpec
   std::string backend_framework;         // kSync: the expanded graph's engine ("vllm", ...)
   std::vector<ChildWrite> apply, remove;
+  // kSync: Deployments of old worker generations to scale down (their removals are in
+  // `remove`), and where the generation rollout stands (worker_generations.h).
+  std::vector<ScaleWrite> scale;
+  std::optional<RolloutProgress> rollout;
+  std::map<std::string, std::vector<std::string>> old_deployments;  // by component: object keys
   // Children that cannot be written ("what: why"), and the subset about kinds the server
   // does not serve (each is a KindNotServed event).
   std::vector<std::string> sync_problems, kinds_not_served;

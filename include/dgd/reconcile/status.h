@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,13 @@ struct StatusInput {
   // status.restart as the pass decided it (restart.h; null: none); nullopt: the live one
   // is kept (a pass that did not plan the children).
   std::optional<nlohmann::json> restart;
+  // By component name: live Deployments of older worker generations (worker_generations.h).
+  // Their replicas count in the component's, and it is not ready while one is left.
+  std::map<std::string, std::vector<const nlohmann::json*>> previous_generations;
+  // status.rollingUpdate (worker_generations.h rolling_update_status); null: none. While
+  // its phase is Pending or InProgress, Ready=False has upstream's reason
+  // rolling_update_in_progress.
+  nlohmann::json rolling_update;
   // The live status (may be null/absent): used to keep lastTransitionTime.
   const nlohmann::json* previous_status = nullptr;
   std::string now;                        // RFC 3339 UTC, e.g. 2026-11-30T06:00:00Z

@@ -4,8 +4,8 @@ fullest node, so rack r0 fills first; the DRA driver, and kube-sim, bind a Compu
 the clique of its first pod and never split it):
 1. r0 has one free tray when the graph starts: one worker takes it, the other stays Pending
    (what chaos-40 showed: "PrefillWorker: 0 of 1 updated replicas available" until the end);
-3. r0 is full and an engine edit rolls a worker: the surge pod may only join r0, stays
-   Pending, and the old pod keeps serving.
+3. r0 is full and an engine edit rolls the workers to a new generation: its surge pods may
+   only join r0, stay Pending, and the old generation keeps serving.
 And the way out a user has (docs/api.md §5.1): with upstream's rollout annotations asking for
 maxSurge 0, the same edit on a full r0 stops the old pod first and completes.
 Each time the DGD must say why: Placement=False/NVLinkClique naming r0, stable at rest, and
@@ -78,27 +78,31 @@ def main():
         nodes = [p["spec"]["nodeName"] for t in ("prefill", "decode") for p in pods[t]]
         assert len(nodes) == 2 and {node_clique(env, n) for n in nodes} == {R0}, nodes
 
-        # 3. An engine edit of the prefill worker: the rolling update surges one new pod
-        # (maxUnavailable 0), which may only join the full r0; the old pod keeps serving.
+        # 3. An engine edit of the prefill worker: a new worker generation surges one new pod
+        # per worker (maxUnavailable 0), which may only join the full r0; the old generation
+        # keeps serving.
         d = env.dgd(name)
         prefill = next(i for i, comp in enumerate(d["spec"]["components"]) if comp["type"] == "prefill")
         patch = [{"op": "add", "path": "/spec/components/%d/engine/maxNumSeqs" % prefill, "value": 64}]
         env.kubectl("patch", "dgd", name, "-n", "dynamo", "--type=json", "-p", json.dumps(patch))
         c = wait_clique_refusal(env, name)
-        wait_ready_false(env, name, "RolloutInProgress", "PrefillWorker: 1 old replicas pending termination")
+        r = wait_ready_false(env, name, "rolling_update_in_progress", "PrefillWorker: ")
+        assert "1 replicas of the previous worker generation left" in r["message"], r
         serving = [p for p in pods_by_type(env, name)["prefill"] if p["spec"].get("nodeName")]
         assert len(serving) == 1, [p["metadata"]["name"] for p in serving]
         assert wait_placement(env, name, "False") == c
         check_sees(env, R0)
 
-        # 4. Another tray frees: the rollout completes, Ready.
-        env.kubectl("scale", "deploy/filler", "-n", "default", "--replicas=15")
+        # 4. Two trays free, one per new worker: the rollout completes, Ready. (With one, the
+        # new generation could never be complete, and the old one keeps serving.)
+        env.kubectl("scale", "deploy/filler", "-n", "default", "--replicas=14")
         wait_placement(env, name, "True")
         wait_ready_true(env, name)
         assert ClusterView(env.sim).full_clique("dynamo", {"dynamo", "default"}) is None
 
         # 5. r0 full again, and the graph asks for maxSurge 0: an engine edit now stops the old
-        # prefill pod first, its tray takes the new one, and the rollout completes in r0.
+        # generation first (one replica each: nothing may stay), its trays take the new one,
+        # and the rollout completes in r0.
         env.kubectl("scale", "deploy/filler", "-n", "default", "--replicas=16")
         env.kubectl("rollout", "status", "deploy/filler", "-n", "default", "--timeout=60s", timeout=90)  # 16 + 2 of 18
         d = env.dgd(name)
@@ -109,7 +113,7 @@ def main():
         env.kubectl("replace", "-f", "-", input=json.dumps(d))
         wait_until("strategy maxSurge 0 on the prefill Deployment", lambda: (
             lambda dep: dep if dep and dep["spec"].get("strategy", {}).get("rollingUpdate", {}).get("maxSurge") == 0
-            else None)(env.get("deploy", name + "-prefillworker", "dynamo", check=False)))
+            else None)(env.deployment_of(name, "PrefillWorker", "dynamo")))
         wait_until("generation observed", lambda: (
             lambda d2: d2 if d2.get("status", {}).get("observedGeneration") == d2["metadata"]["generation"] else None)(
                 env.dgd(name)))

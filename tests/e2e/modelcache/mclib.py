@@ -44,7 +44,7 @@ def cache_jobs(env, claim=CLAIM):
 
 
 def deployment(env, dgd, component):
-    return env.get("deployment", "%s-%s" % (dgd, component.lower()), NS, check=False)
+    return env.deployment_of(dgd, component, NS)
 
 
 def pods(env, dgd, component_type):

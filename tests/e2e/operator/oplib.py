@@ -27,6 +27,7 @@ from kubesim import KubeSim  # noqa: E402
 from recipe_paths import recipe_dir, recipe_file  # noqa: E402,F401
 from operator_listen import wait_bound_addresses  # noqa: E402
 from polling import wait_until  # noqa: E402,F401 (the tests import it from here)
+from components import component_deployment, selector  # noqa: E402
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -208,6 +209,10 @@ class OperatorEnv:
         self.prepare_namespace(ns, cache.get("claimName", "shared-model-cache"), hf_token)
         self.kubectl("apply", "-k", recipe_dir(recipe), "-n", ns)
         return dgd_name_of(recipe)
+
+    def deployment_of(self, name, component, ns="dynamo"):
+        """The Deployment of `component` of DGD ns/name (the newest worker generation's), or None."""
+        return component_deployment(self.items("deployments", ns, selector(name, component)), name, component)
 
     def dgd(self, name, ns="dynamo"):
         return self.get("dgd", name, ns, check=False)

@@ -16,6 +16,7 @@ import os
 import yaml
 
 from oplib import ROOT, recipe_dir, recipe_file, OperatorEnv, condition, wait_until
+from components import component_deployment, deployment_name_ok
 
 RECIPE = "deepseek-v4.1-flash/vllm/disagg-h200-agentic"
 NS = "dynamo"
@@ -51,8 +52,10 @@ def main():
             refs = [r for r in o["metadata"].get("ownerReferences", []) if r.get("controller")]
             assert len(refs) == 1 and refs[0]["uid"] == uid and refs[0]["blockOwnerDeletion"], (key, refs)
             assert o["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "dgd-operator", key
-        for comp in ("frontend", "prefillworker", "decodeworker"):
-            assert "Deployment/%s-%s" % (name, comp) in kids and "Service/%s-%s" % (name, comp) in kids
+        for comp in ("Frontend", "PrefillWorker", "DecodeWorker"):
+            dep = component_deployment(list(kids.values()), name, comp)
+            assert dep and deployment_name_ok(name, comp, dep["metadata"]["name"], worker=comp != "Frontend"), comp
+            assert "Service/%s-%s" % (name, comp.lower()) in kids
         svc = env.get("svc", name + "-frontend", NS)
         assert [p["port"] for p in svc["spec"]["ports"]] == [8000], svc["spec"]["ports"]
         wait_until("status", lambda: settled(env, name, 1))
@@ -95,7 +98,7 @@ def main():
         wait_until("SpecValid=True", lambda: (condition(env.dgd(name, NS), "SpecValid") or {}).get("status") == "True")
 
         # --- drift: args edited by hand are restored; a Service deleted by hand comes back.
-        dep = name + "-decodeworker"
+        dep = env.deployment_of(name, "DecodeWorker", NS)["metadata"]["name"]
         want_args = env.get("deploy", dep, NS)["spec"]["template"]["spec"]["containers"][0].get("args")
         env.kubectl("patch", "deploy", dep, "-n", NS, "--type=json", "-p", json.dumps(
             [{"op": "replace", "path": "/spec/template/spec/containers/0/args", "value": ["--hacked"]}]))

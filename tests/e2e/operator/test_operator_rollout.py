@@ -3,9 +3,10 @@
   - the recipe's own waits succeed: pods by the DGD label, then dgd/<name>;
     `kubectl get svc <dgd>-frontend` serves port 8000;
   - replicas changed: that component scales, no other pod is replaced;
-  - an engine flag changed: only that component rolls, and Ready stays False (naming it)
-    until every pod of the new template is ready (new pods held unready through the
-    kubelet's per-pod annotation sim.dgd.dev/ready, then released);
+  - an engine flag of one worker changed: every worker rolls to a new generation, the
+    frontend does not, and Ready stays False (reason rolling_update_in_progress, naming the
+    component) until every pod of the new generation is ready (new pods held unready
+    through the kubelet's per-pod annotation sim.dgd.dev/ready, then released);
   - one pod made unready: Ready=False naming its component; back to True when it recovers;
   - observedGeneration follows metadata.generation.
 """
@@ -52,7 +53,8 @@ def main():
 
         # --- an engine flag on PrefillWorker, with the new pods held unready.
         old_prefill = set(pods_of(env, name, "PrefillWorker"))
-        others = {c: sorted(pods_of(env, name, c)) for c in ("Frontend", "DecodeWorker")}
+        old_decode = set(pods_of(env, name, "DecodeWorker"))
+        others = {c: sorted(pods_of(env, name, c)) for c in ("Frontend",)}
         env.kubectl("patch", "dgd", name, "-n", NS, "--type=json", "-p", json.dumps([
             {"op": "add", "path": "/spec/components/1/engine/maxNumSeqs", "value": 64},
             {"op": "add", "path": "/spec/components/1/podTemplate/metadata",
@@ -68,6 +70,8 @@ def main():
         env.reconcile_now(name, NS)
         d, c = ready_cond(env, name)
         assert c["status"] == "False" and "PrefillWorker" in c["message"], c
+        assert c["reason"] == "rolling_update_in_progress", c
+        assert d["status"]["rollingUpdate"]["phase"] == "InProgress", d["status"]["rollingUpdate"]
         for pod in sorted(new):
             env.kubectl("annotate", "pod", pod, "-n", NS, "--overwrite", READY_ANN + "=true")
         # Pods the rollout creates later carry the annotation too: release them as they come.
@@ -79,9 +83,10 @@ def main():
             return c and c["status"] == "True" and c.get("observedGeneration") == gen
         wait_until("Ready after the rollout", released, timeout=120)
         assert not (set(pods_of(env, name, "PrefillWorker")) & old_prefill), "old PrefillWorker pods left"
+        assert not (set(pods_of(env, name, "DecodeWorker")) & old_decode), "old DecodeWorker pods left"
         for c, names in others.items():
             assert sorted(pods_of(env, name, c)) == names, "%s rolled on a PrefillWorker flag change" % c
-        args = " ".join(env.get("deploy", name + "-prefillworker", NS)["spec"]["template"]["spec"]
+        args = " ".join(env.deployment_of(name, "PrefillWorker", NS)["spec"]["template"]["spec"]
                         ["containers"][0].get("args", []))
         assert "--max-num-seqs 64" in args or "--max-num-seqs=64" in args, args
 

@@ -25,6 +25,7 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from recipe_paths import recipe_file  # noqa: E402
+from components import deployment_name_ok  # noqa: E402
 
 FAIL = "FAIL"
 INFO = "INFO"
@@ -815,8 +816,10 @@ def check_component(items, dgd, comp, f):
     if dep is None:
         return
     want_name = f"{dgd}-{comp['name'].lower()}".replace(".", "-")
-    if dep["metadata"]["name"] != want_name:
-        f.fail(where, f"Deployment name expected {want_name}, got {dep['metadata']['name']}")
+    is_worker = comp["type"] in ("worker", "prefill", "decode")
+    if not deployment_name_ok(dgd, comp["name"], dep["metadata"]["name"], worker=is_worker):
+        f.fail(where, f"Deployment name expected {want_name}" + ("-<8 hex> (its worker generation)" if is_worker else "")
+               + f", got {dep['metadata']['name']}")
     lbl = labels_of(dep)
     if lbl.get(LBL_DGD) != dgd:
         f.fail(where, f"label {LBL_DGD} expected {dgd}, got {lbl.get(LBL_DGD)}")

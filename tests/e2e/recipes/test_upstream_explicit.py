@@ -24,6 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_reference_lib as lib  # noqa: E402
+from components import component_deployment, deployment_name_ok  # noqa: E402
 
 UPSTREAM = "tests/golden/upstream/dsv4-flash-disagg-h200-agentic.yaml"
 
@@ -54,9 +55,8 @@ def check(items, dgd_doc, f):
                        ("RoleBinding", f"{dgd}-k8s-service-discovery-binding")):
         if lib.find_object(items, kind, name) is None:
             f.fail("", f"{kind} {name} not rendered (dynamo-api.md §9 step 8)")
-    want_deps = {f"{dgd}-{c['name'].lower()}" for c in comps}
     for d in lib.by_kind(items, "Deployment"):
-        if d["metadata"]["name"] not in want_deps:
+        if not any(deployment_name_ok(dgd, c["name"], d["metadata"]["name"]) for c in comps):
             f.fail("", f"unexpected Deployment {d['metadata']['name']}")
     for comp in comps:
         check_component(items, dgd, comp, f)
@@ -65,7 +65,7 @@ def check(items, dgd_doc, f):
 def check_component(items, dgd, comp, f):
     where = comp["name"]
     name = f"{dgd}-{comp['name'].lower()}".replace(".", "-")
-    dep = lib.find_object(items, "Deployment", name)
+    dep = component_deployment(items, dgd, comp["name"])
     if dep is None:
         f.fail(where, f"Deployment {name} not rendered (have {[d['metadata']['name'] for d in lib.by_kind(items, 'Deployment')]})")
         return
@@ -73,13 +73,21 @@ def check_component(items, dgd, comp, f):
     dyn_ns = f"{ns}-{dgd}"
     ctype = comp["type"]
     is_worker = ctype in ("worker", "prefill", "decode")
+    # A worker's Deployment is named after its generation, which its pods' Dynamo
+    # namespace carries (DYN_NAMESPACE_WORKER_SUFFIX).
+    dep_name = dep["metadata"]["name"]
+    generation = dep_name[len(name) + 1:] if is_worker else ""
+    if not deployment_name_ok(dgd, comp["name"], dep_name, worker=is_worker):
+        f.fail(where, f"Deployment name {dep_name}: expected {name}" + ("-<8 hex>" if is_worker else ""))
+    elif is_worker and lib.labels_of(dep).get("nvidia.com/dynamo-worker-hash") != generation:
+        f.fail(where, f"label nvidia.com/dynamo-worker-hash expected {generation}")
     # Labels (§11, §14.1) on the Deployment and its pods.
     want_labels = {lib.LBL_DGD: dgd, lib.LBL_COMPONENT: comp["name"], lib.LBL_TYPE: ctype,
                    "nvidia.com/dynamo-namespace": dyn_ns}
     pod_labels = lib.get_path(dep, "spec.template.metadata.labels") or {}
     for p in subset_problems(want_labels, lib.labels_of(dep), "Deployment label"):
         f.fail(where, p)
-    for p in subset_problems(dict(want_labels, **{"nvidia.com/selector": name}), pod_labels, "pod label"):
+    for p in subset_problems(dict(want_labels, **{"nvidia.com/selector": dep_name}), pod_labels, "pod label"):
         f.fail(where, p)
     sel = lib.get_path(dep, "spec.selector.matchLabels") or {}
     if not sel:
@@ -168,9 +176,10 @@ def check_component(items, dgd, comp, f):
     want_env = {"DYN_NAMESPACE": dyn_ns, "DYN_COMPONENT": ctype, "DYN_PARENT_DGD_K8S_NAME": dgd,
                 "DYN_PARENT_DGD_K8S_NAMESPACE": ns, "DYN_DISCOVERY_BACKEND": "kubernetes"}
     if ctype == "frontend":
-        want_env.update({"DYNAMO_PORT": "8000", "DYN_HTTP_PORT": "8000", "DYN_NAMESPACE_PREFIX": dyn_ns})
+        want_env.update({"DYNAMO_PORT": "8000", "DYN_HTTP_PORT": "8000", "DYN_NAMESPACE_PREFIX": dyn_ns,
+                         "DYN_NAMESPACE_PREFIX_STRICT": "true"})
     else:
-        want_env.update({"DYN_SYSTEM_ENABLED": "true", "DYN_SYSTEM_PORT": "9090", "DYN_HEALTH_CHECK_ENABLED": "false",
+        want_env.update({"DYN_NAMESPACE_WORKER_SUFFIX": generation, "DYN_SYSTEM_ENABLED": "true", "DYN_SYSTEM_PORT": "9090", "DYN_HEALTH_CHECK_ENABLED": "false",
                          "NIXL_TELEMETRY_ENABLE": "n", "NIXL_TELEMETRY_EXPORTER": "prometheus",
                          "NIXL_TELEMETRY_PROMETHEUS_PORT": "19090"})
     for k, v in want_env.items():
@@ -262,6 +271,9 @@ def model_render(doc, ns="default"):
         ctype = comp["type"]
         labels = {lib.LBL_DGD: dgd, lib.LBL_COMPONENT: comp["name"], lib.LBL_TYPE: ctype,
                   "nvidia.com/dynamo-namespace": dyn_ns}
+        dep_name, dep_labels = name, dict(labels)
+        if ctype != "frontend":
+            dep_name, dep_labels["nvidia.com/dynamo-worker-hash"] = name + "-0123abcd", "0123abcd"
         pod = lib.deepcopy(comp["podTemplate"]["spec"])
         main = [c for c in pod["containers"] if c["name"] == "main"][0]
         env = [{"name": "DYN_NAMESPACE", "value": dyn_ns}, {"name": "DYN_COMPONENT", "value": ctype},
@@ -271,20 +283,21 @@ def model_render(doc, ns="default"):
                 for k, p in (("POD_NAME", "metadata.name"), ("POD_NAMESPACE", "metadata.namespace"), ("POD_UID", "metadata.uid"))]
         if ctype == "frontend":
             env += [{"name": "DYNAMO_PORT", "value": "8000"}, {"name": "DYN_HTTP_PORT", "value": "8000"},
-                    {"name": "DYN_NAMESPACE_PREFIX", "value": dyn_ns}]
+                    {"name": "DYN_NAMESPACE_PREFIX", "value": dyn_ns}, {"name": "DYN_NAMESPACE_PREFIX_STRICT", "value": "true"}]
             port = {"name": "http", "containerPort": 8000, "protocol": "TCP"}
         else:
             env += [{"name": "DYN_SYSTEM_ENABLED", "value": "true"}, {"name": "DYN_SYSTEM_PORT", "value": "9090"},
                     {"name": "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", "value": '["generate"]'},
                     {"name": "DYN_HEALTH_CHECK_ENABLED", "value": "false"}, {"name": "NIXL_TELEMETRY_ENABLE", "value": "n"},
                     {"name": "NIXL_TELEMETRY_EXPORTER", "value": "prometheus"},
-                    {"name": "NIXL_TELEMETRY_PROMETHEUS_PORT", "value": "19090"}]
+                    {"name": "NIXL_TELEMETRY_PROMETHEUS_PORT", "value": "19090"},
+                    {"name": "DYN_NAMESPACE_WORKER_SUFFIX", "value": "0123abcd"}]
             port = {"name": "system", "containerPort": 9090, "protocol": "TCP"}
         main["env"] = sorted((main.get("env") or []) + env, key=lambda e: e["name"])
         main["ports"] = [port]
-        items.append({"kind": "Deployment", "metadata": {"name": name, "labels": dict(labels)},
-                      "spec": {"replicas": comp.get("replicas", 1), "selector": {"matchLabels": {"nvidia.com/selector": name}},
-                               "template": {"metadata": {"labels": dict(labels, **{"nvidia.com/selector": name})},
+        items.append({"kind": "Deployment", "metadata": {"name": dep_name, "labels": dep_labels},
+                      "spec": {"replicas": comp.get("replicas", 1), "selector": {"matchLabels": {"nvidia.com/selector": dep_name}},
+                               "template": {"metadata": {"labels": dict(dep_labels, **{"nvidia.com/selector": dep_name})},
                                             "spec": pod}}})
         items.append({"kind": "Service", "metadata": {"name": name, "labels": dict(labels, **{
             "nvidia.com/dynamo-discovery-backend": "kubernetes", "nvidia.com/dynamo-discovery-enabled": "true"})},
@@ -300,7 +313,7 @@ def self_test(src=None):
     good = model_render(doc)
 
     def dep(items, comp):
-        return lib.find_object(items, "Deployment", f"{doc['metadata']['name']}-{comp.lower()}")
+        return component_deployment(items, doc["metadata"]["name"], comp)
 
     def main_of(items, comp):
         return lib.main_container(dep(items, comp))
@@ -319,7 +332,14 @@ def self_test(src=None):
         ("flag appended", lambda it: main_of(it, "Frontend").update({"args": main_of(it, "Frontend")["args"] + ["--x"]}),
          "Frontend: args changed"),
         ("lower-case name missing", lambda it: dep(it, "Frontend")["metadata"].update({"name": "dsv4-frontend"}),
-         "Frontend: Deployment dsv4-flash-disagg-h200-agentic-frontend not rendered"),
+         "Frontend: Deployment name dsv4-frontend: expected dsv4-flash-disagg-h200-agentic-frontend"),
+        ("worker generation missing", lambda it: dep(it, "VllmDecodeWorker")["metadata"].update(
+            {"name": "dsv4-flash-disagg-h200-agentic-vllmdecodeworker"}),
+         "VllmDecodeWorker: Deployment name dsv4-flash-disagg-h200-agentic-vllmdecodeworker: expected "
+         "dsv4-flash-disagg-h200-agentic-vllmdecodeworker-<8 hex>"),
+        ("worker namespace suffix missing", lambda it: main_of(it, "VllmPrefillWorker").update(
+            {"env": [e for e in main_of(it, "VllmPrefillWorker")["env"] if e["name"] != "DYN_NAMESPACE_WORKER_SUFFIX"]}),
+         "VllmPrefillWorker: injected env DYN_NAMESPACE_WORKER_SUFFIX expected"),
         ("graph label missing", lambda it: dep(it, "VllmDecodeWorker")["spec"]["template"]["metadata"]["labels"].pop(lib.LBL_DGD),
          "VllmDecodeWorker: pod label nvidia.com/dynamo-graph-deployment-name missing"),
         ("component type label wrong", lambda it: dep(it, "VllmDecodeWorker")["metadata"]["labels"].update({lib.LBL_TYPE: "worker"}),

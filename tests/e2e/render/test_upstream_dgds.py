@@ -23,6 +23,7 @@ import tempfile
 
 import yaml
 
+from components import component_deployment
 from kubesim import KubeSim
 
 ROOT = os.environ.get("DGD_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -127,11 +128,11 @@ def check_rendered(dgd, objects):
     problems = []
     name = dgd["metadata"]["name"]
     spec = dgd.get("spec", {})
-    deployments = {o["metadata"]["name"]: o for o in objects if o.get("kind") == "Deployment"}
+    deployments = [o for o in objects if o.get("kind") == "Deployment"]
     checked = {"backendFramework"}  # selects the framework's defaults (the compilation cache path and env)
     for i, comp in enumerate(spec.get("components", [])):
         base = "spec.components[%d]" % i
-        dep = deployments.get(child_name(name, comp["name"]))
+        dep = component_deployment(deployments, name, comp["name"])
         if dep is None:
             problems.append("%s: no Deployment %s" % (base, child_name(name, comp["name"])))
             continue

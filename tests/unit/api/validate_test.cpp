@@ -88,12 +88,23 @@ TEST(Validate, ChildNameBudgetCountsTheSuffix) {
   EXPECT_EQ(childName("dsv41", "Decode.Worker"), "dsv41-decode-worker");
   Dgd d = parsed(kOverlay);
   d.metadata.name = std::string(50, 'a');
+  d.spec.components[0].type = ComponentType::kFrontend;
   d.spec.components[0].name = std::string(12, 'B');  // 50 + 1 + 12 = 63: fits
   EXPECT_FALSE(hasPath(validate(d), "spec.components[0].name"));
   d.spec.components[0].name = std::string(13, 'B');  // 64: does not
   auto errs = validate(d);
   ASSERT_TRUE(hasPath(errs, "spec.components[0].name")) << dump(errs);
   EXPECT_NE(errs.front().message.find("64 characters"), std::string::npos);
+  // A worker's Deployment adds its generation, "-<8 hex>": 50 + 1 + 3 + 9 = 63 fits.
+  d.spec.components[0].type = ComponentType::kDecode;
+  d.spec.components[0].name = std::string(3, 'B');
+  EXPECT_FALSE(hasPath(validate(d), "spec.components[0].name"));
+  d.spec.components[0].name = std::string(4, 'B');
+  errs = validate(d);
+  auto name = std::find_if(errs.begin(), errs.end(), [](const FieldError& e) { return e.path == "spec.components[0].name"; });
+  ASSERT_NE(name, errs.end()) << dump(errs);
+  EXPECT_NE(name->message.find("64 characters"), std::string::npos) << name->message;
+  EXPECT_NE(name->message.find("worker Deployment name"), std::string::npos) << name->message;
 }
 
 TEST(Validate, HostileValuesNeverCrashAndMessagesStayShort) {

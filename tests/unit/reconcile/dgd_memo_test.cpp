@@ -42,7 +42,6 @@ std::vector<std::function<void(FakeCluster&)>> life() {
       d["metadata"]["resourceVersion"] = std::to_string(c.next_rv++);
     };
   };
-  const std::string decode = "apps/Deployment/ns/g-decodeworker";
   return {
       [](FakeCluster&) {},
       [](FakeCluster& c) {  // the download pod runs
@@ -51,19 +50,20 @@ std::vector<std::function<void(FakeCluster&)>> life() {
       [](FakeCluster& c) { c.complete_jobs(); },
       [](FakeCluster& c) { c.roll_out_all(); },
       [](FakeCluster&) {},
-      [decode](FakeCluster& c) {
-        c.edit_child(decode, [](json& d) { d["status"]["readyReplicas"] = 0; }, /*spec=*/false);
+      [](FakeCluster& c) {
+        c.edit_child(
+            c.deployment_key("DecodeWorker"), [](json& d) { d["status"]["readyReplicas"] = 0; }, /*spec=*/false);
       },
       [](FakeCluster& c) { c.roll_out_all(); },
       edit([](json& spec) { spec["components"] = json::array({{{"name", "DecodeWorker"}, {"replicas", 3}}}); }),
-      [decode](FakeCluster& c) {
-        c.edit_child(decode, [](json& d) { d["status"] = {{"observedGeneration", d["metadata"]["generation"]},
-                                                          {"replicas", 3}, {"updatedReplicas", 2}}; },
-                     /*spec=*/false);
+      [](FakeCluster& c) {
+        c.edit_child(c.deployment_key("DecodeWorker"), [](json& d) {
+          d["status"] = {{"observedGeneration", d["metadata"]["generation"]}, {"replicas", 3}, {"updatedReplicas", 2}};
+        }, /*spec=*/false);
       },
       [](FakeCluster& c) { c.roll_out_all(); },
-      [decode](FakeCluster& c) {
-        c.edit_child(decode, [](json& d) {
+      [](FakeCluster& c) {
+        c.edit_child(c.deployment_key("DecodeWorker"), [](json& d) {
           d["spec"]["template"]["spec"]["containers"][0]["args"] = json::array({"--hacked"});
         });
       },

@@ -70,7 +70,10 @@ TEST_F(DgdReconcilerTest, FirstReconcileCreatesEveryChildOwnedByTheDgd) {
   EXPECT_GT(cluster.applies, 0);
   EXPECT_EQ(cluster.removes, 0);
   auto deployments = cluster.keys_of("Deployment");
-  EXPECT_EQ(deployments, (std::vector<std::string>{"g-decodeworker", "g-frontend", "g-prefillworker"}));
+  ASSERT_EQ(deployments.size(), 3u);
+  const std::string hash = deployments[0].substr(deployments[0].size() - 8);  // the worker generation
+  EXPECT_EQ(deployments,
+            (std::vector<std::string>{"g-decodeworker-" + hash, "g-frontend", "g-prefillworker-" + hash}));
   EXPECT_EQ(cluster.keys_of("Service").size(), 3u);
   for (const auto& [k, o] : cluster.objects) {
     if (o.value("kind", "") == "DynamoGraphDeployment") continue;
@@ -136,8 +139,8 @@ TEST_F(DgdReconcilerTest, ReplicasEditTouchesOnlyThatDeployment) {
   settle();
   edit([](json& spec) { spec["components"] = json::array({{{"name", "DecodeWorker"}, {"replicas", 3}}}); });
   ASSERT_TRUE(run().ok());
-  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-decodeworker"}));
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 3);
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{cluster.deployment_key("DecodeWorker")}));
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker")]["spec"]["replicas"], 3);
   // Honest: the new replicas are not there yet.
   const json* ready = condition(cluster.dgd(), "Ready");
   EXPECT_EQ((*ready)["status"], "False");
@@ -145,15 +148,22 @@ TEST_F(DgdReconcilerTest, ReplicasEditTouchesOnlyThatDeployment) {
   EXPECT_EQ(cluster.dgd()["status"]["observedGeneration"], 2);
 }
 
-TEST_F(DgdReconcilerTest, EngineFlagEditRollsOnlyThatComponent) {
+// One worker's flag starts a new worker generation: every worker gets a new Deployment
+// (worker_rollout_reconcile_test.cpp follows the rollout), the frontend is not touched.
+TEST_F(DgdReconcilerTest, EngineFlagEditStartsANewWorkerGeneration) {
   settle();
+  const std::string old_prefill = cluster.deployment_key("PrefillWorker");
   edit([](json& spec) {
     spec["components"] = json::array({{{"name", "PrefillWorker"}, {"engine", {{"maxNumSeqs", 7}}}}});
   });
   ASSERT_TRUE(run().ok());
-  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-prefillworker"}));
-  const auto args = cluster.objects["apps/Deployment/ns/g-prefillworker"]["spec"]["template"].dump();
+  std::sort(cluster.applied_keys.begin(), cluster.applied_keys.end());
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{cluster.deployment_key("DecodeWorker"),
+                                                            cluster.deployment_key("PrefillWorker")}));
+  EXPECT_NE(cluster.deployment_key("PrefillWorker"), old_prefill);
+  const auto args = cluster.objects[cluster.deployment_key("PrefillWorker")]["spec"]["template"].dump();
   EXPECT_NE(args.find("--max-num-seqs"), std::string::npos);
+  EXPECT_EQ(cluster.removes, 0);
 }
 
 TEST_F(DgdReconcilerTest, RemovedComponentIsPrunedWithItsServiceOnly) {
@@ -259,14 +269,14 @@ TEST_F(DgdReconcilerTest, GoneDgdIsNothingToDo) {
 
 TEST_F(DgdReconcilerTest, DriftIsRestoredAndDeletedChildRecreated) {
   settle();
-  cluster.edit_child("apps/Deployment/ns/g-decodeworker", [](json& d) {
+  cluster.edit_child(cluster.deployment_key("DecodeWorker"), [](json& d) {
     d["spec"]["template"]["spec"]["containers"][0]["args"] = json::array({"--hacked"});
   });
   cluster.objects.erase("/Service/ns/g-frontend");
   ASSERT_TRUE(run().ok());
   std::sort(cluster.applied_keys.begin(), cluster.applied_keys.end());
   EXPECT_EQ(cluster.applied_keys,
-            (std::vector<std::string>{"/Service/ns/g-frontend", "apps/Deployment/ns/g-decodeworker"}));
+            (std::vector<std::string>{"/Service/ns/g-frontend", cluster.deployment_key("DecodeWorker")}));
   auto reasons = cluster.event_reasons();
   EXPECT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildUpdated), 1);
   ASSERT_EQ(std::count(reasons.begin(), reasons.end(), kReasonChildCreated), 1);
@@ -286,7 +296,7 @@ TEST_F(DgdReconcilerTest, StatusOnlyChangesAreAStatusPassAndSpecChangesAFullOne)
   ASSERT_TRUE(run().ok());  // the settled full pass
   cluster.reset_counts();
   cluster.owned_reads = 0;
-  cluster.edit_child("apps/Deployment/ns/g-decodeworker", [](json& d) {
+  cluster.edit_child(cluster.deployment_key("DecodeWorker"), [](json& d) {
     d["status"]["readyReplicas"] = 0;
     d["status"]["availableReplicas"] = 0;
   }, /*spec=*/false);
@@ -296,13 +306,13 @@ TEST_F(DgdReconcilerTest, StatusOnlyChangesAreAStatusPassAndSpecChangesAFullOne)
   EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "False") << cluster.dgd()["status"].dump(2);
 
   cluster.roll_out_all();
-  cluster.edit_child("apps/Deployment/ns/g-decodeworker", [](json& d) {
+  cluster.edit_child(cluster.deployment_key("DecodeWorker"), [](json& d) {
     d["spec"]["template"]["spec"]["containers"][0]["args"] = json::array({"--hacked"});
   });
   ASSERT_TRUE(run().ok());
   EXPECT_GT(cluster.owned_reads, 0);
-  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-decodeworker"}));
-  EXPECT_NE(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["template"]["spec"]["containers"][0]["args"],
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{cluster.deployment_key("DecodeWorker")}));
+  EXPECT_NE(cluster.objects[cluster.deployment_key("DecodeWorker")]["spec"]["template"]["spec"]["containers"][0]["args"],
             json::array({"--hacked"}));
 }
 
@@ -373,7 +383,7 @@ TEST_F(DgdReconcilerTest, AChildChangedWhileThePassAppliesBringsTheFullPassBack)
 TEST_F(DgdReconcilerTest, APassWaitsForTheEchoOfItsOwnWrite) {
   settle();
   ASSERT_TRUE(run().ok());
-  const std::string decode = "apps/Deployment/ns/g-decodeworker";
+  const std::string decode = cluster.deployment_key("DecodeWorker");
   const json before_write = cluster.objects[decode];
   edit([](json& spec) { spec["components"] = json::array({{{"name", "DecodeWorker"}, {"replicas", 3}}}); });
   ASSERT_TRUE(run().ok());  // applies the decode worker
@@ -566,7 +576,7 @@ TEST_F(DgdReconcilerTest, DgdsSharingACacheCreateItsDownloadJobOnce) {
   for (const auto& k : cluster.applied_keys) EXPECT_EQ(k.find("batch/Job/"), std::string::npos) << k;
   EXPECT_EQ(cluster.objects.count(job_key()), 0u);
   for (const auto& e : cluster.events) EXPECT_NE(e.value("reason", ""), kReasonDownloadStarted);
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/h-decodeworker"]["spec"]["replicas"], 0);  // held back
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker", "h")]["spec"]["replicas"], 0);  // held back
   const json* cache = condition(cluster.dgd("ns", "h"), kConditionModelCacheReady);
   ASSERT_NE(cache, nullptr);
   EXPECT_EQ((*cache)["reason"], kReasonDownloading);
@@ -575,7 +585,7 @@ TEST_F(DgdReconcilerTest, DgdsSharingACacheCreateItsDownloadJobOnce) {
   cluster.objects[job_key()] = created;
   cluster.complete_jobs();
   ASSERT_TRUE(pass(reconciler, "h").ok());
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/h-decodeworker"]["spec"]["replicas"], 1);
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker", "h")]["spec"]["replicas"], 1);
 }
 
 TEST_F(DgdReconcilerTest, WorkersWaitForTheDownloadJobAndTheFrontendDoesNot) {
@@ -588,8 +598,8 @@ TEST_F(DgdReconcilerTest, WorkersWaitForTheDownloadJobAndTheFrontendDoesNot) {
   EXPECT_EQ(job["metadata"]["ownerReferences"][0]["uid"], "pvc-uid");
   EXPECT_EQ(job["metadata"]["ownerReferences"][0]["kind"], "PersistentVolumeClaim");
   // Workers exist with 0 replicas; the frontend runs.
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-prefillworker"]["spec"]["replicas"], 0);
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 0);
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("PrefillWorker")]["spec"]["replicas"], 0);
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker")]["spec"]["replicas"], 0);
   EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-frontend"]["spec"]["replicas"], 1);
   cluster.roll_out_all();
   ASSERT_TRUE(run().ok());
@@ -610,9 +620,9 @@ TEST_F(DgdReconcilerTest, WorkersWaitForTheDownloadJobAndTheFrontendDoesNot) {
   cluster.complete_jobs();  // a status pass sees it and hands over to the full pass
   ASSERT_TRUE(run().ok());
   std::sort(cluster.applied_keys.begin(), cluster.applied_keys.end());
-  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{"apps/Deployment/ns/g-decodeworker",
-                                                            "apps/Deployment/ns/g-prefillworker"}));
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 1);
+  EXPECT_EQ(cluster.applied_keys, (std::vector<std::string>{cluster.deployment_key("DecodeWorker"),
+                                                            cluster.deployment_key("PrefillWorker")}));
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker")]["spec"]["replicas"], 1);
   EXPECT_EQ((*condition(cluster.dgd(), kConditionModelCacheReady))["status"], "True");
   cluster.roll_out_all();
   ASSERT_TRUE(run().ok());
@@ -635,7 +645,7 @@ TEST_F(DgdReconcilerTest, ADownloadRecordMadeOutsideTheOperatorIsWaitedOnNotDown
   cluster.objects["batch/Job/ns/model-download"] = record;
   ASSERT_TRUE(run().ok());
   EXPECT_EQ(cluster.objects.count(job_key()), 0u) << "no second download";
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 1) << "not held back";
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker")]["spec"]["replicas"], 1) << "not held back";
   const json* cache = condition(cluster.dgd(), kConditionModelCacheReady);
   ASSERT_NE(cache, nullptr);
   EXPECT_EQ((*cache)["status"], "True");
@@ -653,7 +663,7 @@ TEST_F(DgdReconcilerTest, MissingCachePvcCreatesNoJobAndIsLookedForAgain) {
   const json* cache = condition(cluster.dgd(), kConditionModelCacheReady);
   ASSERT_NE(cache, nullptr);
   EXPECT_EQ((*cache)["reason"], kReasonClaimNotFound);
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 0);
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker")]["spec"]["replicas"], 0);
   add_model_cache(cluster, /*filled=*/false);
   EXPECT_EQ(run().requeue_after.count(), 0);
   EXPECT_EQ(cluster.keys_of("Job").size(), 1u);
@@ -675,17 +685,17 @@ TEST_F(DgdReconcilerTest, FailedDownloadReportsTheJobReasonAndThePodMessage) {
   const std::string msg = (*cache)["message"];
   EXPECT_NE(msg.find("BackoffLimitExceeded"), std::string::npos) << msg;
   EXPECT_NE(msg.find("401 Client Error: Unauthorized"), std::string::npos) << msg;
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"]["spec"]["replicas"], 0);
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker")]["spec"]["replicas"], 0);
   EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["reason"], kReasonWaitingForModelCache);
 }
 
 TEST_F(DgdReconcilerTest, NewRevisionNeverScalesDownTheWorkersThatServe) {
   settle();
-  const json before = cluster.objects["apps/Deployment/ns/g-decodeworker"];
+  const json before = cluster.objects[cluster.deployment_key("DecodeWorker")];
   edit([](json& spec) { spec["model"] = {{"revision", "0123456789abcdef0123456789abcdef01234567"}}; });
   ASSERT_TRUE(run().ok());
   EXPECT_EQ(cluster.keys_of("Job").size(), 2u);  // the old revision's record stays
-  EXPECT_EQ(cluster.objects["apps/Deployment/ns/g-decodeworker"], before);
+  EXPECT_EQ(cluster.objects[cluster.deployment_key("DecodeWorker")], before);
   EXPECT_EQ((*condition(cluster.dgd(), "Ready"))["reason"], kReasonWaitingForModelCache);
   cluster.complete_jobs();
   ASSERT_TRUE(run().ok());

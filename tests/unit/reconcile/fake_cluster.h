@@ -42,12 +42,15 @@ class FakeCluster final : public Cluster {
     return "nvidia.com/DynamoGraphDeployment/" + ns + "/" + name;
   }
   json& dgd(const std::string& ns = "ns", const std::string& name = "g") { return objects.at(dgd_key(ns, name)); }
-  int writes() const { return applies + removes + status_writes + static_cast<int>(events.size()); }
+  int writes() const {
+    return applies + removes + status_writes + static_cast<int>(scaled.size()) + static_cast<int>(events.size());
+  }
   void reset_counts() {
     applies = removes = status_writes = 0;
     events.clear();
     applied_keys.clear();
     removed_keys.clear();
+    scaled.clear();
   }
 
   std::optional<json> get_dgd(const std::string& ns, const std::string& name) override {
@@ -158,6 +161,16 @@ class FakeCluster final : public Cluster {
     if (!status.is_null()) live["status"] = status;
     return live;
   }
+  std::vector<std::pair<std::string, int32_t>> scaled;  // (object key, replicas) of every scale
+  kube::Result<json> scale(const ChildKind&, const json& deployment, int32_t replicas) override {
+    const std::string key = object_key(deployment);
+    scaled.emplace_back(key, replicas);
+    json& live = objects[key];
+    live["spec"]["replicas"] = replicas;
+    live["metadata"]["generation"] = live["metadata"].value("generation", int64_t{1}) + 1;
+    live["metadata"]["resourceVersion"] = std::to_string(next_rv++);
+    return live;
+  }
   kube::Status remove(const ChildKind&, const json& object) override {
     ++removes;
     removed_keys.push_back(object_key(object));
@@ -215,6 +228,27 @@ class FakeCluster final : public Cluster {
                      {"availableReplicas", r}};
       o["metadata"]["resourceVersion"] = std::to_string(next_rv++);
     }
+  }
+  // The object key of the Deployment of component `component` of DGD ns/`dgd` ("" when
+  // none); of several worker
+  // generations, the one created last.
+  std::string deployment_key(const std::string& component, const std::string& dgd = "g") const {
+    std::string key;
+    long newest = -1;
+    for (const auto& [k, o] : objects) {
+      const json labels = o.value("kind", "") == "Deployment" ? o["metadata"].value("labels", json::object()) : json();
+      if (!labels.is_object() || labels.value("nvidia.com/dynamo-component", "") != component ||
+          labels.value("nvidia.com/dynamo-graph-deployment-name", "") != dgd) {
+        continue;
+      }
+      const std::string uid = o["metadata"].value("uid", "");
+      const long n = uid.rfind("child-", 0) == 0 ? std::stol(uid.substr(6)) : 0;
+      if (n > newest) {
+        newest = n;
+        key = k;
+      }
+    }
+    return key;
   }
   std::vector<std::string> keys_of(const std::string& kind) const {
     std::vector<std::string> out;

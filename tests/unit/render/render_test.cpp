@@ -27,9 +27,15 @@ api::Dgd recipeGraph(const char* name) {
                  name + "}\n");
 }
 
+// The object `kind`/`name`; a worker Deployment's name without its generation
+// ("-<hash>", worker_generation.h).
 const json* find(const std::vector<json>& objs, const std::string& kind, const std::string& name) {
   for (const auto& o : objs) {
-    if (o["kind"] == kind && o["metadata"]["name"] == name) return &o;
+    const std::string hash =
+        kind == "Deployment" ? o["metadata"]["labels"].value("nvidia.com/dynamo-worker-hash", "") : "";
+    if (o["kind"] == kind && (o["metadata"]["name"] == name || (!hash.empty() && o["metadata"]["name"] == name + "-" + hash))) {
+      return &o;
+    }
   }
   return nullptr;
 }
@@ -51,20 +57,25 @@ TEST(Render, ChildrenAreNamedAndLabelledAsUpstream) {
   auto r = render(recipeGraph("deepseek-v4.1-flash/vllm/disagg-h200-agentic"));
   ASSERT_TRUE(r.ok());
   std::vector<std::string> kinds;
+  std::string hash;
+  for (const auto& o : r.objects) hash = o["metadata"]["labels"].value("nvidia.com/dynamo-worker-hash", hash);
+  ASSERT_EQ(hash.size(), 8u);
   for (const auto& o : r.objects) kinds.push_back(o["kind"].get<std::string>() + "/" + o["metadata"]["name"].get<std::string>());
   EXPECT_EQ(kinds, (std::vector<std::string>{
                        "ServiceAccount/g-k8s-service-discovery", "Role/g-k8s-service-discovery-role",
                        "RoleBinding/g-k8s-service-discovery-binding", "Job/shared-model-cache-download-9081b636",
                        "Service/g-decodeworker", "Service/g-frontend", "Service/g-prefillworker",
-                       "Deployment/g-decodeworker", "Deployment/g-frontend", "Deployment/g-prefillworker"}));
+                       "Deployment/g-decodeworker-" + hash, "Deployment/g-frontend",
+                       "Deployment/g-prefillworker-" + hash}));
   const json& d = *find(r.objects, "Deployment", "g-prefillworker");
   const json& labels = d["spec"]["template"]["metadata"]["labels"];
   EXPECT_EQ(labels["nvidia.com/dynamo-graph-deployment-name"], "g");
   EXPECT_EQ(labels["nvidia.com/dynamo-component"], "PrefillWorker");
   EXPECT_EQ(labels["nvidia.com/dynamo-component-type"], "prefill");
   EXPECT_EQ(labels["nvidia.com/dynamo-namespace"], "ns1-g");
-  EXPECT_EQ(labels["nvidia.com/selector"], "g-prefillworker");
-  EXPECT_EQ(d["spec"]["selector"]["matchLabels"], (json{{"nvidia.com/selector", "g-prefillworker"}}));
+  EXPECT_EQ(labels["nvidia.com/selector"], "g-prefillworker-" + hash);
+  EXPECT_EQ(labels["nvidia.com/dynamo-worker-hash"], hash);
+  EXPECT_EQ(d["spec"]["selector"]["matchLabels"], (json{{"nvidia.com/selector", "g-prefillworker-" + hash}}));
   EXPECT_EQ(d["metadata"]["namespace"], "ns1");
   const json& owner = d["metadata"]["ownerReferences"][0];
   EXPECT_EQ(owner["kind"], "DynamoGraphDeployment");

@@ -28,7 +28,10 @@ api::Dgd explicitGraph(const std::string& workerExtra, const std::string& framew
 
 const json& deployment(const RenderResult& r, const std::string& name) {
   for (const auto& o : r.objects) {
-    if (o["kind"] == "Deployment" && o["metadata"]["name"] == name) return o;
+    // A worker's Deployment name ends in its generation (worker_generation.h).
+    const std::string hash = o["metadata"]["labels"].value("nvidia.com/dynamo-worker-hash", "");
+    const std::string named = hash.empty() ? name : name + "-" + hash;
+    if (o["kind"] == "Deployment" && o["metadata"]["name"] == named) return o;
   }
   throw std::runtime_error("no Deployment " + name);
 }
