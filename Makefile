@@ -11,7 +11,7 @@ DEMO_TARGETS = kube-sim dgd-operator dgdctl
 # "make demo from a fresh clone"); the flags are otherwise those of the test build.
 DEMO_BUILD ?= build-demo
 
-.PHONY: all deps configure build test test-unit test-e2e test-chaos-two-replicas test-sanitize demo bench fuzz clean
+.PHONY: all deps configure build test test-unit test-e2e test-chaos-two-replicas test-sanitize demo bench fuzz names clean
 
 all: build
 
@@ -75,5 +75,12 @@ fuzz:
 	cmake --build build-asan -j $(JOBS) --target dgd_fuzzers
 	bash tests/fuzz/run.sh build-asan
 
+# The naming convention (.clang-tidy; docs/architecture.md "Naming"): fails with file:line of
+# each name that breaks it, in the translation units changed since main (NAMES_SINCE=<rev>
+# for another base), every one with NAMES_ALL=1, or those matching NAMES_FILES=<regex>.
+names:
+	@DGD_WITH_CLANG_TIDY=1 bash scripts/install-deps.sh
+	@JOBS=$(JOBS) bash scripts/check-names.sh
+
 clean:
-	rm -rf $(BUILD) $(DEMO_BUILD) build-asan build-bench
+	rm -rf $(BUILD) $(DEMO_BUILD) build-asan build-bench build-names

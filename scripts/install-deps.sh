@@ -32,6 +32,10 @@ fi
 if [ "${DGD_WITH_CLANG:-0}" = 1 ]; then
   packages+=(clang libclang-rt-14-dev)
 fi
+# make names: clang-tidy's naming check (run-clang-tidy) over a clang compile database.
+if [ "${DGD_WITH_CLANG_TIDY:-0}" = 1 ]; then
+  packages+=(clang clang-tidy)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,8 +11,9 @@
 //    serialized back, so a DGD written for the upstream operator round-trips unchanged.
 //  - `podTemplate` is a raw corev1.PodTemplateSpec (its container `main` receives the
 //    operator's defaults).
-//  - JSON field names are the C++ names below (camelCase). See docs/api.md for what each
-//    field becomes (vLLM flag / SGLang config key / env var).
+//  - JSON field names are the camelCase spellings of the member names below
+//    (src/api/model_fields.h pairs each member with its JSON name). See docs/api.md for
+//    what each field becomes (vLLM flag / SGLang config key / env var).
 // Parse with parse.h, check with validate.h, serialize with parse.h's toJson().
 #pragma once
 
