@@ -97,6 +97,9 @@ REPORTED_NEARBY = {
     "static-ucx-net-devices-graph-env",
     "static-ucx-net-devices-with-sriov",
     "tolerations-not-list",                # unknown field "spec.placement.tolerations.key"
+    "restart-order-duplicate",             # spec: spec.restart must be unset on create
+    "restart-order-unknown-component",
+    "restart-order-with-parallel",
 }
 
 WIDGET_CRD = """

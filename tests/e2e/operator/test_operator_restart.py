@@ -117,7 +117,7 @@ def check_sequential(env, api, custom, name):
     pods.stop()
     dgds.stop()
     for c in COMPONENTS:
-        dep = env.get("deployment", "%s-%s" % (name, c.lower()), NS)
+        dep = env.deployment_of(name, c, NS)
         assert dep["spec"]["template"]["metadata"]["annotations"]["nvidia.com/restartAt"] == "r1", c
     # The annotation stays: another reconcile replaces nothing.
     before = sorted(live_pods(env, name))
@@ -144,7 +144,7 @@ def check_parallel(env, api, custom, name):
 
 def check_unknown_component_refused(env, name):
     before_pods = sorted(live_pods(env, name))
-    replicas = {c: env.get("deployment", "%s-%s" % (name, c.lower()), NS)["spec"]["replicas"] for c in COMPONENTS}
+    replicas = {c: env.deployment_of(name, c, NS)["spec"]["replicas"] for c in COMPONENTS}
     restart(env, name, {"id": "r3", "strategy": {"type": "Sequential", "order": ["Frontend", "Decoder", "PrefillWorker"]}})
     gen = env.dgd(name, NS)["metadata"]["generation"]
 
@@ -157,7 +157,7 @@ def check_unknown_component_refused(env, name):
     env.reconcile_now(name, NS)
     assert sorted(live_pods(env, name)) == before_pods
     for comp, n in replicas.items():
-        assert env.get("deployment", "%s-%s" % (name, comp.lower()), NS)["spec"]["replicas"] == n, comp
+        assert env.deployment_of(name, comp, NS)["spec"]["replicas"] == n, comp
     assert env.dgd(name, NS)["status"]["restart"] == {"observedID": "r2", "phase": "Completed"}
 
 

@@ -4,6 +4,7 @@ before it starts, and reads of adapters and worker Deployments.
 """
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -62,8 +63,19 @@ def adapter(env, name):
     return env.get("dgdsa", name, NS, check=False)
 
 
-def deployment_replicas(env, name):
-    d = env.get("deployment", name, NS, check=False)
+def deployment_name(env, base):
+    """The live Deployment of the component whose Deployment is `base` (<dgd>-<lowercase
+    component>): `base` itself, or for a worker the newest generation's `base`-<8 hex>
+    (docs/operations.md "Rollouts"); None when there is none."""
+    found = [d for d in env.items("deployments", NS)
+             if re.fullmatch(re.escape(base) + r"(-[0-9a-f]{8})?", d["metadata"]["name"])]
+    found.sort(key=lambda d: (d["metadata"].get("creationTimestamp", ""), d["metadata"]["name"]))
+    return found[-1]["metadata"]["name"] if found else None
+
+
+def deployment_replicas(env, base):
+    name = deployment_name(env, base)
+    d = env.get("deployment", name, NS, check=False) if name else None
     return d and d["spec"].get("replicas")
 
 

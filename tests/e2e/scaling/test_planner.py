@@ -25,7 +25,7 @@ import sys
 import kubernetes
 import yaml
 
-from scalinglib import NS, apply, start_env, wait_adapter_status, wait_deployment_replicas, wait_until
+from scalinglib import NS, apply, deployment_name, start_env, wait_adapter_status, wait_deployment_replicas, wait_until
 
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -146,11 +146,11 @@ def main():
                                                     NAME + "-vllmdecodeworker", {"spec": {"replicas": 2}})
         wait_deployment_replicas(env, NAME + "-vllmdecodeworker", 2)
         wait_adapter_status(env, NAME + "-vllmdecodeworker", 2)
-        assert env.get("deployment", NAME + "-vllmprefillworker", NS)["spec"]["replicas"] == 1
+        assert env.get("deployment", deployment_name(env, NAME + "-vllmprefillworker"), NS)["spec"]["replicas"] == 1
         # Nothing else reaches the workers: not the Deployment, not the DGD's replicas.
         apps = kubernetes.client.AppsV1Api(api)
         try:
-            apps.patch_namespaced_deployment(NAME + "-vllmdecodeworker", NS, {"spec": {"replicas": 3}})
+            apps.patch_namespaced_deployment(deployment_name(env, NAME + "-vllmdecodeworker"), NS, {"spec": {"replicas": 3}})
             raise AssertionError("the planner patched a worker Deployment")
         except kubernetes.client.ApiException as ex:
             assert ex.status == 403, (ex.status, ex.body)
@@ -165,7 +165,7 @@ def main():
         except kubernetes.client.ApiException as ex:
             assert ex.status == 422 and "spec.components[2].replicas: Forbidden" in ex.body, (ex.status, ex.body)
         env.reconcile_now(NAME, NS)
-        assert env.get("deployment", NAME + "-vllmdecodeworker", NS)["spec"]["replicas"] == 2
+        assert env.get("deployment", deployment_name(env, NAME + "-vllmdecodeworker"), NS)["spec"]["replicas"] == 2
     except BaseException:
         env.__exit__(*sys.exc_info())
         raise

@@ -28,7 +28,7 @@ import sys
 
 import kubernetes
 
-from scalinglib import (NS, OperatorEnv, adapter, apply, condition, deployment_replicas, dgd, frontend,  # noqa: F401
+from scalinglib import (NS, OperatorEnv, adapter, apply, condition, deployment_name, deployment_replicas, dgd, frontend,  # noqa: F401
                         start_env, wait_adapter_status, wait_deployment_replicas, wait_until, worker,
                         writes_by_resource)
 
@@ -60,7 +60,7 @@ def check_created(env):
     pods = env.items("pods", NS, SELECTOR)
     assert len(pods) == 1 and all(p["metadata"]["labels"]["nvidia.com/dynamo-component"] == "VllmWorker"
                                   for p in pods), [p["metadata"]["name"] for p in pods]
-    worker_pods = env.items("pods", NS, "nvidia.com/selector=" + WORKER_DEPLOYMENT)
+    worker_pods = env.items("pods", NS, "nvidia.com/selector=" + deployment_name(env, WORKER_DEPLOYMENT))
     assert {p["metadata"]["name"] for p in pods} == {p["metadata"]["name"] for p in worker_pods}
     # kubectl get dgdsa: upstream's columns.
     out = env.kubectl("get", "dgdsa", "-n", NS).stdout.splitlines()
@@ -78,7 +78,7 @@ def check_kubectl_scale_costs_one_write(env):
     env.wait_ready(NAME, NS)
     env.reconcile_now(NAME, NS)  # every pass the scale caused has ended
     by = writes_by_resource(env.operator_writes(since=seq))
-    assert by.get("deployments") == [("patch", WORKER_DEPLOYMENT)], by
+    assert by.get("deployments") == [("patch", deployment_name(env, WORKER_DEPLOYMENT))], by
     assert "dynamographdeployments" not in by, by            # the DGD itself is never written
     assert "dynamographdeploymentscalingadapters" not in by, by  # nor the adapter's spec
     reports = {"dynamographdeployments/status", "dynamographdeploymentscalingadapters/status", "events"}
