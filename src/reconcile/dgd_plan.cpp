@@ -13,6 +13,7 @@
 #include "dgd/reconcile/worker_generations.h"
 #include "dgd/render/worker_generation.h"
 #include "reconcile/object_meta.h"
+#include "reconcile/plan_shortcuts.h"
 
 namespace dgd::reconcile {
 
@@ -24,74 +25,6 @@ std::string describe(const json& obj) { return obj.value("kind", "") + " " + met
 
 bool holds(const json& live, const json& desired) {
   return object::holds_desired(live, desired, object::schema_for_object(desired));
-}
-
-const ChildKind& deployments() { return *find_child_kind("apps/v1", "Deployment"); }
-const ChildKind& jobs() { return *find_child_kind("batch/v1", "Job"); }
-
-std::string deployment_key(const std::string& ns, const std::string& name) {
-  return "apps/Deployment/" + ns + "/" + name;
-}
-
-Plan begin(PlanKind kind, json dgd) {
-  Plan p;
-  p.kind = kind;
-  p.uid = meta_string(dgd, "uid");
-  p.generation = generation_of(dgd);
-  p.dgd = std::move(dgd);
-  return p;
-}
-
-// The status only, when the memo still describes the children; nullopt when the download
-// Job is gone or failed, or whether the workers wait for it changed: plan in full.
-std::optional<Plan> status_plan(const Snapshot& s, json head, const DgdMemo& memo,
-                                std::map<std::string, json>& views) {
-  Plan p = begin(PlanKind::kStatusOnly, std::move(head));
-  for (const auto& c : memo.components) {
-    const std::string key = deployment_key(s.key.ns, c.deployment);
-    auto view = views.find(key);
-    if (view == views.end()) {
-      auto o = s.cache.cached_status(deployments(), s.key.ns, c.deployment);
-      if (!o) return std::nullopt;
-      view = views.emplace(key, std::move(*o)).first;
-    }
-    p.deployments[key] = std::move(view->second);
-  }
-  p.components = memo.components;
-  if (memo.cache && !memo.cache->job_name.empty()) {
-    p.job = s.cache.cached_status(jobs(), s.key.ns, memo.cache->job_name);
-    ModelCacheObservation seen;
-    if (p.job) seen.job = &*p.job;
-    const bool lost = !p.job || p.job->value("/status/failed"_json_pointer, 0) > 0;
-    if (lost || assess_model_cache(*memo.cache, seen).hold_workers != memo.held_workers) return std::nullopt;
-  }
-  p.memo = std::make_shared<DgdMemo>(memo);
-  return p;
-}
-
-// Spec errors: nothing is applied or deleted; the Deployments still there are reported,
-// so `kubectl get dgd -o yaml` shows what serves.
-Plan invalid_plan(const Snapshot& s, json dgd, std::vector<std::string> errors) {
-  Plan p = begin(PlanKind::kInvalidSpec, std::move(dgd));
-  p.spec_errors = std::move(errors);
-  std::map<std::string, json> by_component;
-  if (s.cache.serves(deployments())) {
-    for (auto& o : s.cache.owned(deployments(), s.key.ns, p.uid)) {
-      if (!is_controlled_by(o, p.uid)) continue;
-      const json labels = o.value("/metadata/labels"_json_pointer, json::object());
-      const std::string component = labels.value(render::kLabelComponent, "");
-      if (!component.empty()) by_component[component] = std::move(o);
-    }
-  }
-  for (auto& [component, dep] : by_component) {
-    const json labels = dep.value("/metadata/labels"_json_pointer, json::object());
-    p.components.push_back({component, labels.value(render::kLabelComponentType, ""),
-                            static_cast<int32_t>(dep.value("/spec/replicas"_json_pointer, 1)),
-                            meta_string(dep, "name"), true});
-    const std::string k = object_key(dep);
-    p.deployments[k] = std::move(dep);
-  }
-  return p;
 }
 
 // The desired children of `spec` the server can take, owned by the DGD.
@@ -127,8 +60,8 @@ bool Plan::creates() const {
 Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* memo,
           const render::RenderOptions& render_options) {
   std::optional<json> head = s.cache.get_dgd_head(s.key.ns, s.key.name);
-  if (!head) return begin(PlanKind::kGone, json());
-  if (!meta_string(*head, "deletionTimestamp").empty()) return begin(PlanKind::kDeleting, std::move(*head));
+  if (!head) return begin_plan(PlanKind::kGone, json());
+  if (!meta_string(*head, "deletionTimestamp").empty()) return begin_plan(PlanKind::kDeleting, std::move(*head));
   // The scaling adapters that name this DGD, whoever made them: their counts are the
   // desired replicas of the components that set scalingAdapter.
   std::vector<json> adapters;
@@ -143,7 +76,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     std::map<std::string, json> views;
     switch (check_memo(*memo, *head, s.cache, views)) {
       case MemoCheck::kEchoPending:
-        return begin(PlanKind::kWaitForCache, std::move(*head));
+        return begin_plan(PlanKind::kWaitForCache, std::move(*head));
       case MemoCheck::kCurrent:
         if (auto p = status_plan(s, *head, *memo, views)) return std::move(*p);
         break;
@@ -152,8 +85,8 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     }
   }
   std::optional<json> whole = s.cache.get_dgd(s.key.ns, s.key.name);
-  if (!whole) return begin(PlanKind::kGone, json());
-  if (!meta_string(*whole, "deletionTimestamp").empty()) return begin(PlanKind::kDeleting, std::move(*whole));
+  if (!whole) return begin_plan(PlanKind::kGone, json());
+  if (!meta_string(*whole, "deletionTimestamp").empty()) return begin_plan(PlanKind::kDeleting, std::move(*whole));
   const json& dgd = *whole;
   const AdapterReplicas adapter_counts = adapter_replicas(adapters, s.key.name);
   SpecOptions spec_options;
@@ -162,7 +95,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
   SpecResult spec = run_spec_pipeline(dgd, s.key.ns, catalog, spec_options);
   if (!spec.errors.empty()) return invalid_plan(s, std::move(*whole), std::move(spec.errors));
 
-  Plan p = begin(PlanKind::kSync, dgd);
+  Plan p = begin_plan(PlanKind::kSync, dgd);
   if (const auto& backend = spec.expanded->graph.spec.backendFramework) p.backend_framework = api::toString(*backend);
   auto m = std::make_shared<DgdMemo>();
   m->uid = p.uid;
@@ -283,7 +216,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     const ChildKind* kind = find_child_kind(d.value("apiVersion", ""), d.value("kind", ""));
     m->children[k] = record_child(*kind, *l->second, is_controlled_by(*l->second, p.uid));
   }
-  for (auto& o : generations.remove) p.remove.push_back({&deployments(), std::move(o), true, "", ""});
+  for (auto& o : generations.remove) p.remove.push_back({&deployment_kind(), std::move(o), true, "", ""});
   p.scale = std::move(generations.scale);
   p.rollout = generations.progress;
   p.old_deployments = std::move(generations.old_of);
