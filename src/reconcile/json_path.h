@@ -1,6 +1,6 @@
-// Read-only access into cached Kubernetes objects by a fixed key path, for the placement
-// code (placement.cpp, placement_fit.cpp): a missing key or a value of another type reads
-// as null / "" instead of throwing, as fields of pods and nodes may be absent.
+// Read-only access into cached Kubernetes objects by a fixed key path (placement, restart):
+// a missing key or a value of another type reads as null / "" instead of throwing, as
+// fields of pods, nodes and Deployments may be absent.
 #pragma once
 
 #include <initializer_list>

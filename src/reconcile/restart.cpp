@@ -6,29 +6,13 @@
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/status.h"
 #include "dgd/render/render.h"
+#include "reconcile/json_path.h"
 
 namespace dgd::reconcile {
 
 using nlohmann::json;
 
 namespace {
-
-const json& at(const json& obj, std::initializer_list<const char*> path) {
-  static const json kNull;
-  const json* cur = &obj;
-  for (const char* key : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(key);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-std::string string_at(const json& obj, std::initializer_list<const char*> path) {
-  const json& v = at(obj, path);
-  return v.is_string() ? v.get<std::string>() : "";
-}
 
 std::vector<std::string> strings(const json& list) {
   std::vector<std::string> out;
@@ -44,11 +28,11 @@ bool terminal(const std::string& phase) { return phase == "Completed" || phase =
 bool is_deployment(const json& obj) { return obj.is_object() && obj.value("kind", "") == "Deployment"; }
 
 std::string component_of(const json& deployment) {
-  return string_at(deployment, {"metadata", "labels", render::kLabelComponent});
+  return str(deployment, {"metadata", "labels", render::kLabelComponent});
 }
 
 std::string restart_at(const json& deployment) {
-  return string_at(deployment, {"spec", "template", "metadata", "annotations", kRestartAnnotation});
+  return str(deployment, {"spec", "template", "metadata", "annotations", kRestartAnnotation});
 }
 
 RestartDecision all_components(std::optional<RestartStatus> status, const std::string& id,
@@ -69,11 +53,11 @@ json RestartStatus::to_json() const {
 }
 
 std::optional<RestartRequest> restart_request(const json& dgd) {
-  const std::string id = string_at(dgd, {"spec", "restart", "id"});
+  const std::string id = str(dgd, {"spec", "restart", "id"});
   if (id.empty()) return std::nullopt;
   RestartRequest r;
   r.id = id;
-  r.parallel = string_at(dgd, {"spec", "restart", "strategy", "type"}) == "Parallel";
+  r.parallel = str(dgd, {"spec", "restart", "strategy", "type"}) == "Parallel";
   r.order = strings(at(dgd, {"spec", "restart", "strategy", "order"}));
   return r;
 }
@@ -82,14 +66,14 @@ std::optional<RestartStatus> restart_status(const json& dgd) {
   const json& s = at(dgd, {"status", "restart"});
   if (!s.is_object()) return std::nullopt;
   RestartStatus r;
-  r.observed_id = string_at(s, {"observedID"});
-  r.phase = string_at(s, {"phase"});
+  r.observed_id = str(s, {"observedID"});
+  r.phase = str(s, {"phase"});
   r.in_progress = strings(at(s, {"inProgress"}));
   return r;
 }
 
 bool rolling_update_in_progress(const json& dgd) {
-  const std::string phase = string_at(dgd, {"status", "rollingUpdate", "phase"});
+  const std::string phase = str(dgd, {"status", "rollingUpdate", "phase"});
   return phase == "Pending" || phase == "InProgress";
 }
 

@@ -11,19 +11,13 @@
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/events.h"
 #include "dgd/render/render.h"
+#include "reconcile/json_path.h"
 
 namespace dgd::reconcile {
 
 using nlohmann::json;
 
 namespace {
-
-std::string string_at(const json& obj, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!obj.is_object() || !obj.contains(p)) return "";
-  const json& v = obj.at(p);
-  return v.is_string() ? v.get<std::string>() : "";
-}
 
 std::optional<int32_t> replicas_at(const json& obj, const char* pointer) {
   const json::json_pointer p(pointer);
@@ -35,12 +29,12 @@ std::optional<int32_t> replicas_at(const json& obj, const char* pointer) {
   return static_cast<int32_t>(n);
 }
 
-std::string name_of(const json& obj) { return string_at(obj, "/metadata/name"); }
+std::string name_of(const json& obj) { return str(obj, {"metadata", "name"}); }
 
 // The adapter scales component `component` of `dgd`: its name is the component's.
 bool names_component(const json& adapter, const std::string& dgd, const std::string& component) {
-  return string_at(adapter, "/spec/dgdRef/name") == dgd &&
-         string_at(adapter, "/spec/dgdRef/componentName") == component &&
+  return str(adapter, {"spec", "dgdRef", "name"}) == dgd &&
+         str(adapter, {"spec", "dgdRef", "componentName"}) == component &&
          name_of(adapter) == api::childName(dgd, component);
 }
 
@@ -59,14 +53,14 @@ bool is_adapter(const json& obj) {
   return obj.is_object() && obj.value("kind", "") == kAdapterKind && obj.value("apiVersion", "") == api::kApiVersion;
 }
 
-std::string adapter_dgd(const json& adapter) { return string_at(adapter, "/spec/dgdRef/name"); }
+std::string adapter_dgd(const json& adapter) { return str(adapter, {"spec", "dgdRef", "name"}); }
 
 std::string adapters_fingerprint(const std::vector<json>& adapters) {
   std::vector<std::string> parts;
   for (const auto& a : adapters) {
     const json::json_pointer g("/metadata/generation");
     const int64_t generation = a.contains(g) && a.at(g).is_number_integer() ? a.at(g).get<int64_t>() : 0;
-    parts.push_back(name_of(a) + "/" + string_at(a, "/metadata/uid") + "/" + std::to_string(generation));
+    parts.push_back(name_of(a) + "/" + str(a, {"metadata", "uid"}) + "/" + std::to_string(generation));
   }
   std::sort(parts.begin(), parts.end());
   std::string out;
@@ -77,7 +71,7 @@ std::string adapters_fingerprint(const std::vector<json>& adapters) {
 AdapterReplicas adapter_replicas(const std::vector<json>& adapters, const std::string& dgd) {
   AdapterReplicas out;
   for (const auto& a : adapters) {
-    const std::string component = string_at(a, "/spec/dgdRef/componentName");
+    const std::string component = str(a, {"spec", "dgdRef", "componentName"});
     auto replicas = replicas_at(a, "/spec/replicas");
     if (!component.empty() && replicas && names_component(a, dgd, component)) out[component] = *replicas;
   }
@@ -125,13 +119,13 @@ AdapterPlan plan_adapters(const api::Dgd& graph, const std::string& dgd, const s
                           const std::vector<json>& adapters, std::vector<json> to_create) {
   AdapterPlan p;
   for (auto& a : to_create) {
-    const std::string component = string_at(a, "/spec/dgdRef/componentName");
+    const std::string component = str(a, {"spec", "dgdRef", "componentName"});
     json status = {{"replicas", a.value("/spec/replicas"_json_pointer, api::kDefaultReplicas)},
                    {"selector", component_selector(dgd, component)}};
     p.create.push_back({std::move(a), std::move(status)});
   }
   for (const auto& a : adapters) {
-    const std::string component = string_at(a, "/spec/dgdRef/componentName");
+    const std::string component = str(a, {"spec", "dgdRef", "componentName"});
     const api::Component* c = find_component(graph, component);
     // The operator's own adapter of a component that opted out or went is pruned, not refused.
     if ((c == nullptr || !api::hasScalingAdapter(*c)) && is_controlled_by(a, dgd_uid)) continue;
@@ -151,7 +145,7 @@ AdapterPlan plan_adapters(const api::Dgd& graph, const std::string& dgd, const s
     if (!replicas) continue;
     const std::string selector = component_selector(dgd, component);
     const auto shown = replicas_at(a, "/status/replicas");
-    if (shown == replicas && string_at(a, "/status/selector") == selector) continue;
+    if (shown == replicas && str(a, {"status", "selector"}) == selector) continue;
     p.status.push_back({name_of(a), {{"replicas", *replicas}, {"selector", selector}},
                         shown.has_value() && shown != replicas});
   }
@@ -162,7 +156,7 @@ AdapterWrites execute_adapter_writes(const AdapterPlan& plan, const json& dgd, C
                                      EventRecorder& events, const std::string& id, const std::string& now) {
   AdapterWrites out;
   const ChildKind& kind = adapter_kind();
-  const std::string ns = string_at(dgd, "/metadata/namespace");
+  const std::string ns = str(dgd, {"metadata", "namespace"});
   auto failed = [&](const std::string& what, const kube::Error& e) {
     if (e.is(kube::ErrorKind::kNotLeader)) out.stop = true;
     out.errors.push_back(what + " failed: " + e.to_string());
@@ -178,7 +172,7 @@ AdapterWrites execute_adapter_writes(const AdapterPlan& plan, const json& dgd, C
       continue;
     }
     out.created = true;
-    const std::string component = string_at(c.adapter, "/spec/dgdRef/componentName");
+    const std::string component = str(c.adapter, {"spec", "dgdRef", "componentName"});
     spdlog::info("dgd={}: created {} {} for component {}", id, kAdapterKind, name, component);
     events.record(dgd, "Normal", kReasonAdapterCreated,
                   "Created " + std::string(kAdapterKind) + " " + name + " for component " + component +

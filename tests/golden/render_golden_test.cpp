@@ -17,6 +17,7 @@
 #include "dgd/recipes/catalog.h"
 #include "dgd/recipes/expand.h"
 #include "dgd/render/render.h"
+#include "common/golden_file.h"
 
 namespace dgd {
 namespace {
@@ -25,13 +26,6 @@ namespace fs = std::filesystem;
 
 fs::path goldenPath(const std::string& recipe) {
   return fs::path(DGD_SOURCE_DIR) / "tests" / "golden" / "render" / (recipe + ".yaml");
-}
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // The recipe folder's DGD (what `kubectl kustomize recipes/<name>` prints), rendered.
@@ -53,30 +47,7 @@ TEST_P(Golden, RenderMatchesTheCheckedInFile) {
   const recipes::Recipe* r = recipes::Catalog::builtin().find(GetParam());
   ASSERT_NE(r, nullptr);
   const std::string got = renderRecipe(*r);
-  const fs::path path = goldenPath(r->name);
-  const char* update = std::getenv("DGD_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << got;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  ASSERT_TRUE(fs::exists(path)) << path << " is missing; run with DGD_UPDATE_GOLDEN=1 and review it";
-  const std::string want = readFile(path);
-  if (got == want) return;
-  // Point at the first differing line instead of dumping two 1000-line files.
-  std::istringstream a(want), b(got);
-  std::string la, lb;
-  int line = 0;
-  while (true) {
-    ++line;
-    const bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
-    if (ea || eb || la != lb) {
-      ADD_FAILURE() << path << ": first difference at line " << line << "\n  golden:   " << (ea ? "<end>" : la)
-                    << "\n  rendered: " << (eb ? "<end>" : lb)
-                    << "\nIf the change is intended, regenerate with DGD_UPDATE_GOLDEN=1 and review the diff.";
-      break;
-    }
-  }
+  dgd::test_support::expect_matches_golden(got, goldenPath(r->name));
 }
 
 std::vector<std::string> recipeNames() {

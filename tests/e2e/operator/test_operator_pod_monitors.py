@@ -48,10 +48,12 @@ def kind_not_served_events(env, name):
             and e["involvedObject"].get("name") == name and "podmonitors" in e.get("message", "")]
 
 
-def reconcile_errors(env):
-    m = env.metrics()
-    return sum(v for (n, labels), v in m.items()
-               if n == "controller_runtime_reconcile_total" and ("result", "error") in labels)
+def failed_reconciles(env):
+    """The operator's log lines of reconciles that failed, conflicts aside (a cache behind the
+    operator's own status write is retried quietly and is no failure of the graph)."""
+    return [line for line in env.operator_log().splitlines()
+            if "controller dynamographdeployment:" in line
+            and ("(retried with back-off)" in line or "(not retried)" in line)]
 
 
 def check_pod_monitor(env, name, dgd):
@@ -81,7 +83,7 @@ def main():
         wait_until("a KindNotServed Event", lambda: kind_not_served_events(env, name))
         env.reconcile_now(name, NS)
         assert env.operator_alive()
-        assert reconcile_errors(env) == 0
+        assert not failed_reconciles(env), failed_reconciles(env)
         assert env.ready_status(name, NS)["status"] == "True"
         assert env.get("podmonitor", name, NS, check=False) is None
 

@@ -2,6 +2,7 @@
 upstream's explicit style), the operator on kube-sim with the adapter CRD established
 before it starts, and reads of adapters and worker Deployments.
 """
+import contextlib
 import json
 import os
 import re
@@ -41,18 +42,15 @@ def dgd(name, components):
             "spec": {"backendFramework": "vllm", "components": components}}
 
 
+@contextlib.contextmanager
 def start_env(profile="h200-4x", operator_args=None):
     """kube-sim with the CRDs (the adapter CRD established) and the operator started after."""
-    env = OperatorEnv(profile=profile, start=False, operator_args=operator_args).__enter__()
-    try:
+    with OperatorEnv(profile=profile, start=False, operator_args=operator_args) as env:
         env.kubectl("wait", "--for=condition=Established", "crd/" + ADAPTER_CRD, "--timeout=30s")
         env.kubectl("apply", "-f", "-", input=json.dumps(
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}))
         env.start_operator()
-    except Exception:
-        env.__exit__(*sys.exc_info())
-        raise
-    return env
+        yield env
 
 
 def apply(env, obj, check=True):

@@ -87,9 +87,8 @@ def as_planner(env):
 
 def main():
     role = planner_cluster_role()
-    env = start_env(operator_args=["--planner-cluster-role", role["metadata"]["name"],
-                                   "--prometheus-endpoint", PROMETHEUS])
-    try:
+    with start_env(operator_args=["--planner-cluster-role", role["metadata"]["name"],
+                   "--prometheus-endpoint", PROMETHEUS]) as env:
         apply(env, role)
         env.kubectl("create", "secret", "generic", "hf-token-secret", "-n", NS, "--from-literal=HF_TOKEN=x")
         apply(env, planner_dgd(NAME))
@@ -166,10 +165,6 @@ def main():
             assert ex.status == 422 and "spec.components[2].replicas: Forbidden" in ex.body, (ex.status, ex.body)
         env.reconcile_now(NAME, NS)
         assert env.get("deployment", deployment_name(env, NAME + "-vllmdecodeworker"), NS)["spec"]["replicas"] == 2
-    except BaseException:
-        env.__exit__(*sys.exc_info())
-        raise
-    env.__exit__(None, None, None)
     print("ok")
 
 

@@ -228,8 +228,7 @@ def check_opt_out(env):
 
 
 def main():
-    env = start_env()
-    try:
+    with start_env() as env:
         apply(env, graph())
         check_created(env)
         check_kubectl_scale_costs_one_write(env)
@@ -237,10 +236,6 @@ def main():
         check_hpa_and_keda(env)
         check_refusals(env)
         check_opt_out(env)
-    except BaseException:
-        env.__exit__(*sys.exc_info())
-        raise
-    env.__exit__(None, None, None)
     print("ok")
 
 

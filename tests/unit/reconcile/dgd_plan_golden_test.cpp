@@ -20,6 +20,7 @@
 #include "dgd/reconcile/dgd_executor.h"
 #include "dgd/reconcile/dgd_plan.h"
 #include "dgd/reconcile/pass_status.h"
+#include "common/golden_file.h"
 #include "fake_cluster.h"
 
 namespace dgd::reconcile {
@@ -182,38 +183,11 @@ fs::path golden_path(const std::string& name) {
   return fs::path(DGD_SOURCE_DIR) / "tests" / "golden" / "plan" / (name + ".yaml");
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class PlanGolden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(PlanGolden, PlanAndStatusMatchTheCheckedInFile) {
   const std::string got = GetParam().run();
-  const fs::path path = golden_path(GetParam().name);
-  const char* update = std::getenv("DGD_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << got;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  ASSERT_TRUE(fs::exists(path)) << path << " is missing; run with DGD_UPDATE_GOLDEN=1 and review it";
-  const std::string want = read_file(path);
-  if (got == want) return;
-  std::istringstream a(want), b(got);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    const bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
-    if (ea || eb || la != lb) {
-      ADD_FAILURE() << path << ": first difference at line " << line << "\n  golden:  " << (ea ? "<end>" : la)
-                    << "\n  planned: " << (eb ? "<end>" : lb)
-                    << "\nIf the change is intended, regenerate with DGD_UPDATE_GOLDEN=1 and review the diff.";
-      return;
-    }
-  }
+  dgd::test_support::expect_matches_golden(got, golden_path(GetParam().name));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, PlanGolden, ::testing::ValuesIn(cases()),

@@ -14,6 +14,7 @@
 #include "dgd/reconcile/model_cache.h"
 #include "dgd/render/render.h"
 #include "fake_cluster.h"
+#include "reconciler_fixture.h"
 
 namespace dgd::reconcile {
 namespace {
@@ -26,43 +27,9 @@ runtime::ReconcileResult pass_of(FakeCluster& c, DgdReconciler& r, const std::st
   return r.reconcile({"ns", name});
 }
 
-// Every status change written at once: the tests below read the status after each run.
-DgdReconcilerOptions write_every_change(const kube::Clock& clock) {
-  DgdReconcilerOptions o;
-  o.status_progress_interval = std::chrono::milliseconds(0);
-  o.clock = &clock;
-  return o;
-}
-
-class DgdReconcilerTest : public ::testing::Test {
+class DgdReconcilerTest : public ReconcilerFixture {
  protected:
-  DgdReconcilerTest() : reconciler(cluster, recipes::Catalog::builtin(), write_every_change(clock)) {
-    cluster.objects[FakeCluster::dgd_key("ns", "g")] = user_dgd();
-    add_model_cache(cluster, /*filled=*/true);
-  }
-  runtime::ReconcileResult run() { return pass(reconciler, "g"); }
   runtime::ReconcileResult pass(DgdReconciler& r, const std::string& name) { return pass_of(cluster, r, name); }
-  // Edits the spec as `kubectl edit` would: generation moves.
-  void edit(const std::function<void(json&)>& fn) {
-    json& d = cluster.dgd();
-    fn(d["spec"]);
-    d["metadata"]["generation"] = d["metadata"]["generation"].get<int64_t>() + 1;
-    d["metadata"]["resourceVersion"] = std::to_string(cluster.next_rv++);
-  }
-  // Brings the graph to Ready and clears the counters.
-  void settle() {
-    ASSERT_TRUE(run().ok());
-    cluster.roll_out_all();
-    ASSERT_TRUE(run().ok());
-    const json* ready = condition(cluster.dgd(), "Ready");
-    ASSERT_NE(ready, nullptr);
-    ASSERT_EQ((*ready)["status"], "True") << cluster.dgd()["status"].dump(2);
-    cluster.reset_counts();
-  }
-
-  kube::FakeClock clock;
-  FakeCluster cluster;
-  DgdReconciler reconciler;
 };
 
 TEST_F(DgdReconcilerTest, FirstReconcileCreatesEveryChildOwnedByTheDgd) {

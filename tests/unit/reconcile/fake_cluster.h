@@ -18,6 +18,7 @@
 #include "dgd/reconcile/cached_view.h"
 #include "dgd/reconcile/child_plan.h"
 #include "dgd/reconcile/cluster.h"
+#include "dgd/reconcile/dgd_reconciler.h"
 #include "dgd/reconcile/model_cache.h"
 
 namespace dgd::reconcile::fake {
@@ -299,6 +300,15 @@ inline const json* condition(const json& dgd, const std::string& type) {
     if (c["type"] == type) return &c;
   }
   return nullptr;
+}
+
+// Reconciler options that write every status change at once (no progress pacing), on
+// `clock`: tests read the status after each pass.
+inline DgdReconcilerOptions write_every_change(const kube::Clock& clock) {
+  DgdReconcilerOptions o;
+  o.status_progress_interval = std::chrono::milliseconds(0);
+  o.clock = &clock;
+  return o;
 }
 
 }  // namespace dgd::reconcile::fake

@@ -11,6 +11,7 @@
 #include "dgd/reconcile/dgd_reconciler.h"
 #include "dgd/reconcile/worker_generations.h"
 #include "fake_cluster.h"
+#include "reconciler_fixture.h"
 
 namespace dgd::reconcile {
 namespace {
@@ -18,33 +19,8 @@ namespace {
 using nlohmann::json;
 using namespace fake;
 
-DgdReconcilerOptions write_every_change(const kube::Clock& clock) {
-  DgdReconcilerOptions o;
-  o.status_progress_interval = std::chrono::milliseconds(0);
-  o.clock = &clock;
-  return o;
-}
-
-class WorkerRolloutTest : public ::testing::Test {
+class WorkerRolloutTest : public ReconcilerFixture {
  protected:
-  WorkerRolloutTest() : reconciler(cluster, recipes::Catalog::builtin(), write_every_change(clock)) {
-    cluster.objects[FakeCluster::dgd_key("ns", "g")] = user_dgd();
-    add_model_cache(cluster, /*filled=*/true);
-  }
-  runtime::ReconcileResult run() { return reconciler.reconcile({"ns", "g"}); }
-  void edit(const std::function<void(json&)>& fn) {
-    json& d = cluster.dgd();
-    fn(d["spec"]);
-    d["metadata"]["generation"] = d["metadata"]["generation"].get<int64_t>() + 1;
-    d["metadata"]["resourceVersion"] = std::to_string(cluster.next_rv++);
-  }
-  void settle() {
-    ASSERT_TRUE(run().ok());
-    cluster.roll_out_all();
-    ASSERT_TRUE(run().ok());
-    ASSERT_EQ((*condition(cluster.dgd(), "Ready"))["status"], "True") << cluster.dgd()["status"].dump(2);
-    cluster.reset_counts();
-  }
   // The Deployment controller reporting `available` ready pods of Deployment `key`.
   void available(const std::string& key, int available) {
     cluster.edit_child(key, [&](json& d) {
@@ -64,10 +40,6 @@ class WorkerRolloutTest : public ::testing::Test {
     return static_cast<int>(std::count_if(cluster.scaled.begin(), cluster.scaled.end(),
                                           [&](const auto& s) { return s.first == key; }));
   }
-
-  kube::FakeClock clock;
-  FakeCluster cluster;
-  DgdReconciler reconciler;
 };
 
 void kv_dtype(json& spec, const std::string& dtype) {
