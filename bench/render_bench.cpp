@@ -31,14 +31,14 @@ namespace {
 const char* kRecipes[] = {"deepseek-v4.1-flash/vllm/disagg-h200-agentic", "deepseek-v4.1-flash/vllm/agg-b200-agentic",
                           "deepseek-v4.1-flash/sglang/disagg-gb200", "deepseek-v4-flash/vllm/disagg-h200-agentic"};
 
-std::string userDgd(const char* recipe) {
+std::string user_dgd(const char* recipe) {
   return std::string("apiVersion: nvidia.com/v1beta1\nkind: DynamoGraphDeployment\n"
                      "metadata: {name: bench, namespace: serving}\nspec:\n  recipe: ") +
          recipe + "\n  components:\n  - name: Frontend\n    replicas: 2\n";
 }
 
 // The recipe's deploy.yaml, byte for byte (the catalog embeds the file).
-const std::string& recipeFile(const char* recipe) {
+const std::string& recipe_file(const char* recipe) {
   const auto* r = dgd::recipes::Catalog::builtin().find(recipe);
   if (r == nullptr) std::abort();
   return r->source;
@@ -46,7 +46,7 @@ const std::string& recipeFile(const char* recipe) {
 
 void BM_Render(benchmark::State& state) {
   const char* recipe = kRecipes[state.range(0)];
-  auto parsed = dgd::api::parse(userDgd(recipe));
+  auto parsed = dgd::api::parse(user_dgd(recipe));
   auto graph = dgd::recipes::expand(dgd::recipes::Catalog::builtin(), parsed.dgd).graph;
   size_t objects = 0;
   for (auto _ : state) {
@@ -59,7 +59,7 @@ void BM_Render(benchmark::State& state) {
 
 void BM_ExpandRender(benchmark::State& state) {
   const char* recipe = kRecipes[state.range(0)];
-  auto parsed = dgd::api::parse(userDgd(recipe));
+  auto parsed = dgd::api::parse(user_dgd(recipe));
   const auto& catalog = dgd::recipes::Catalog::builtin();
   for (auto _ : state) {
     auto g = dgd::recipes::expand(catalog, parsed.dgd);
@@ -70,9 +70,9 @@ void BM_ExpandRender(benchmark::State& state) {
 }
 
 void BM_ReadYaml(benchmark::State& state) {
-  const std::string& text = recipeFile(kRecipes[state.range(0)]);
+  const std::string& text = recipe_file(kRecipes[state.range(0)]);
   for (auto _ : state) {
-    auto docs = dgd::api::yamlToJsonDocuments(text);
+    auto docs = dgd::api::yaml_to_json_documents(text);
     benchmark::DoNotOptimize(docs);
   }
   state.SetLabel(std::string(kRecipes[state.range(0)]) + "/deploy.yaml (" + std::to_string(text.size()) + " bytes)");
@@ -80,24 +80,24 @@ void BM_ReadYaml(benchmark::State& state) {
 
 // One `dgdctl render` of `text`; aborts when the command fails (a broken benchmark
 // must not report a fast error path).
-size_t dgdctlRender(const std::string& text) {
+size_t dgdctl_render(const std::string& text) {
   std::ostringstream out, err;
   if (dgd::cli::render(text, "bench.yaml", dgd::cli::CommonOptions{}, out, err) != 0) std::abort();
   return out.str().size();
 }
 
 void BM_DgdctlRenderFile(benchmark::State& state) {
-  const std::string& text = recipeFile(kRecipes[state.range(0)]);
+  const std::string& text = recipe_file(kRecipes[state.range(0)]);
   size_t bytes = 0;
-  for (auto _ : state) bytes = dgdctlRender(text);
+  for (auto _ : state) bytes = dgdctl_render(text);
   state.SetLabel(std::string(kRecipes[state.range(0)]) + "/deploy.yaml (" + std::to_string(bytes) + " bytes of YAML)");
 }
 
 void BM_DgdctlRenderText(benchmark::State& state) {
   const char* recipe = kRecipes[state.range(0)];
-  const std::string text = userDgd(recipe);
+  const std::string text = user_dgd(recipe);
   size_t bytes = 0;
-  for (auto _ : state) bytes = dgdctlRender(text);
+  for (auto _ : state) bytes = dgdctl_render(text);
   state.SetLabel(std::string(recipe) + " (" + std::to_string(bytes) + " bytes of YAML)");
 }
 

@@ -32,7 +32,7 @@ class Checker {
 
   const Dgd& dgd() const { return dgd_; }
   bool complete() const { return complete_; }
-  std::optional<BackendFramework> framework() const { return dgd_.spec.backendFramework; }
+  std::optional<BackendFramework> framework() const { return dgd_.spec.backend_framework; }
   std::optional<GpuProduct> gpu() const {
     return dgd_.spec.placement ? dgd_.spec.placement->gpu : std::nullopt;
   }
@@ -40,34 +40,34 @@ class Checker {
   // Range check of an optional integer; message "must be lo..hi".
   void range(const std::string& path, const std::optional<int64_t>& v, int64_t lo, int64_t hi);
   // Value must be one of `allowed` (message lists them).
-  void oneOf(const std::string& path, const std::optional<std::string>& v,
+  void one_of(const std::string& path, const std::optional<std::string>& v,
              std::initializer_list<std::string_view> allowed);
 
   // Per-field checks (validate.cpp).
-  void checkAll();
+  void check_all();
   // Cross-field rules over the whole graph (validate_graph.cpp).
-  void checkGraph();
+  void check_graph();
   // Engine and router blocks (validate_engine.cpp).
-  void checkEngine(size_t ci, const Component& c, const Engine& e, const std::string& path);
-  void checkRouter(size_t ci, const Component& c, const Router& r, const std::string& path);
+  void check_engine(size_t ci, const Component& c, const Engine& e, const std::string& path);
+  void check_router(size_t ci, const Component& c, const Router& r, const std::string& path);
 
   // Every env entry in the DGD (filled by checkAll).
   const std::vector<EnvRef>& envs() const { return envs_; }
 
  private:
-  void checkMetadata();
-  void checkSpec();
-  void checkModel(const Model& m, const std::string& path);
-  void checkPlacement(const Placement& p, const std::string& path);
-  void checkSmokeTest(const SmokeTest& t, const std::string& path);  // validate_smoke.cpp
-  void checkComponent(size_t ci, const Component& c);
-  void checkPodTemplate(size_t ci, const Component& c, const std::string& path);
-  void checkEnvList(const std::vector<EnvVar>& env, const std::string& path, int component);
+  void check_metadata();
+  void check_spec();
+  void check_model(const Model& m, const std::string& path);
+  void check_placement(const Placement& p, const std::string& path);
+  void check_smoke_test(const SmokeTest& t, const std::string& path);  // validate_smoke.cpp
+  void check_component(size_t ci, const Component& c);
+  void check_pod_template(size_t ci, const Component& c, const std::string& path);
+  void check_env_list(const std::vector<EnvVar>& env, const std::string& path, int component);
   // Upstream fields outside the typed blocks (validate_upstream.cpp).
-  void checkUpstreamSpecField(const std::string& key, const nlohmann::json& value);
-  void checkUpstreamComponentField(size_t ci, const Component& c, const std::string& key, const nlohmann::json& value);
-  void checkRestart(const nlohmann::json& value);  // spec.restart (validate_restart.cpp)
-  void checkStringMap(const std::map<std::string, std::string>& m, const std::string& path, bool labels);
+  void check_upstream_spec_field(const std::string& key, const nlohmann::json& value);
+  void check_upstream_component_field(size_t ci, const Component& c, const std::string& key, const nlohmann::json& value);
+  void check_restart(const nlohmann::json& value);  // spec.restart (validate_restart.cpp)
+  void check_string_map(const std::map<std::string, std::string>& m, const std::string& path, bool labels);
 
   const Dgd& dgd_;
   bool complete_;
@@ -77,12 +77,12 @@ class Checker {
 
 // The `main` container of a pod template (nullptr when absent or malformed), and its
 // index in spec.containers.
-const nlohmann::json* mainContainer(const nlohmann::json& podTemplate, size_t* index = nullptr);
+const nlohmann::json* main_container(const nlohmann::json& pod_template, size_t* index = nullptr);
 
 // GPUs requested by the main container (limits, else requests, of nvidia.com/gpu).
-std::optional<int64_t> mainContainerGpus(const nlohmann::json& podTemplate);
+std::optional<int64_t> main_container_gpus(const nlohmann::json& pod_template);
 
 bool contains(std::initializer_list<std::string_view> set, std::string_view v);
-std::string listOf(std::initializer_list<std::string_view> set);
+std::string list_of(std::initializer_list<std::string_view> set);
 
 }  // namespace dgd::api::detail

@@ -23,7 +23,7 @@ const json* member(const json& o, const char* key) {
   return it == o.end() || it->is_null() ? nullptr : &*it;
 }
 
-bool isTrue(const json* v) { return v && v->is_boolean() && v->get<bool>(); }
+bool is_true(const json* v) { return v && v->is_boolean() && v->get<bool>(); }
 
 std::string text(const json* v) {
   if (!v) return "";
@@ -47,14 +47,14 @@ class Converter {
       error("spec", "must be an object");
       spec = nullptr;
     }
-    out["spec"] = spec ? convertSpec(*spec) : json::object();
+    out["spec"] = spec ? convert_spec(*spec) : json::object();
     r_.dgd = std::move(out);
   }
 
  private:
   void error(const std::string& path, const std::string& message) { r_.errors.push_back({path, message}); }
 
-  json convertSpec(const json& spec) {
+  json convert_spec(const json& spec) {
     json out = json::object();
     for (auto it = spec.begin(); it != spec.end(); ++it) {
       const std::string& k = it.key();
@@ -66,7 +66,7 @@ class Converter {
       } else if (k == "envs") {
         out["env"] = v;
       } else if (k == "pvcs") {
-        convertPvcs(v);
+        convert_pvcs(v);
       } else if (k != "services") {
         error("spec." + shown(k), "unknown v1alpha1 field");
       }
@@ -79,7 +79,7 @@ class Converter {
         json components = json::array();
         for (auto it = services->begin(); it != services->end(); ++it) {
           if (it.value().is_null()) continue;
-          components.push_back(convertService(it.key(), it.value(), "spec.services." + shown(it.key())));
+          components.push_back(convert_service(it.key(), it.value(), "spec.services." + shown(it.key())));
         }
         out["components"] = std::move(components);
       }
@@ -89,7 +89,7 @@ class Converter {
 
   // spec.pvcs: a PVC with create: true becomes a PersistentVolumeClaim document (upstream's
   // operator creates it from an annotation the v1beta1 object keeps); the others exist.
-  void convertPvcs(const json& pvcs) {
+  void convert_pvcs(const json& pvcs) {
     if (!pvcs.is_array()) return error("spec.pvcs", "must be a list");
     for (size_t i = 0; i < pvcs.size(); ++i) {
       const json& p = pvcs[i];
@@ -100,7 +100,7 @@ class Converter {
       }
       const std::string name = text(member(p, "name"));
       if (name.empty()) error(path + ".name", "required");
-      if (!isTrue(member(p, "create"))) continue;
+      if (!is_true(member(p, "create"))) continue;
       json claim = {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}, {"metadata", {{"name", name}}}};
       json& cs = claim["spec"];
       cs["accessModes"] = json::array({text(member(p, "volumeAccessMode")).empty()
@@ -114,21 +114,21 @@ class Converter {
     }
   }
 
-  json convertService(const std::string& name, const json& svc, const std::string& path) {
+  json convert_service(const std::string& name, const json& svc, const std::string& path) {
     json c = json::object();
     c["name"] = name;
     if (!svc.is_object()) {
       error(path, "must be an object");
       return c;
     }
-    const std::string componentType = text(member(svc, "componentType"));
-    const std::string subType = text(member(svc, "subComponentType"));
-    if (componentType == "worker" && (subType == "prefill" || subType == "decode")) {
-      c["type"] = subType;  // v1beta1 promotes the worker sub-types to component types
+    const std::string component_type = text(member(svc, "componentType"));
+    const std::string sub_type = text(member(svc, "subComponentType"));
+    if (component_type == "worker" && (sub_type == "prefill" || sub_type == "decode")) {
+      c["type"] = sub_type;  // v1beta1 promotes the worker sub-types to component types
     } else {
-      if (!componentType.empty()) c["type"] = componentType;
-      if (!subType.empty()) {
-        error(path + ".subComponentType", "\"" + shown(subType) + "\" with componentType \"" + shown(componentType) +
+      if (!component_type.empty()) c["type"] = component_type;
+      if (!sub_type.empty()) {
+        error(path + ".subComponentType", "\"" + shown(sub_type) + "\" with componentType \"" + shown(component_type) +
                                               "\" has no v1beta1 form: v1beta1 types are frontend, worker, prefill, "
                                               "decode, planner, epp");
       }
@@ -151,17 +151,17 @@ class Converter {
       if (kSame.count(k)) {
         c[k] = v;
       } else if (k == "sharedMemory") {
-        if (isTrue(member(v, "disabled"))) {
+        if (is_true(member(v, "disabled"))) {
           c["sharedMemorySize"] = "0";
         } else if (!text(member(v, "size")).empty()) {
           c["sharedMemorySize"] = text(member(v, "size"));
         }
       } else if (k == "scalingAdapter") {
-        if (isTrue(member(v, "enabled"))) c["scalingAdapter"] = json::object();
+        if (is_true(member(v, "enabled"))) c["scalingAdapter"] = json::object();
       } else if (k == "gpuMemoryService" || k == "failover" || k == "checkpoint") {
         // Enabled blocks move under experimental without their enabled flag (checkpoint
         // keeps it: it is part of v1beta1's checkpoint config); disabled ones are absent.
-        if (!v.is_object() || !isTrue(member(v, "enabled"))) continue;
+        if (!v.is_object() || !is_true(member(v, "enabled"))) continue;
         json moved = v;
         if (k != "checkpoint") moved.erase("enabled");
         // v1beta1 capitalises the GPU Memory Service modes (gmsModeToV1beta1).
@@ -190,28 +190,28 @@ class Converter {
     if (!experimental.empty()) c["experimental"] = std::move(experimental);
 
     // volumeMounts: the first useAsCompilationCache mount becomes compilationCache.
-    std::set<size_t> cacheMounts;
+    std::set<size_t> cache_mounts;
     if (const json* vms = member(svc, "volumeMounts"); vms && vms->is_array()) {
       for (size_t i = 0; i < vms->size(); ++i) {
         const json& vm = (*vms)[i];
-        if (!isTrue(member(vm, "useAsCompilationCache"))) continue;
+        if (!is_true(member(vm, "useAsCompilationCache"))) continue;
         if (c.contains("compilationCache")) {
           error(path + ".volumeMounts[" + std::to_string(i) + "].useAsCompilationCache",
                 "only one compilation cache per service: v1beta1 has one compilationCache");
           continue;
         }
-        cacheMounts.insert(i);
+        cache_mounts.insert(i);
         json cache = {{"pvcName", text(member(vm, "name"))}};
         if (!text(member(vm, "mountPoint")).empty()) cache["mountPath"] = text(member(vm, "mountPoint"));
         c["compilationCache"] = std::move(cache);
       }
     }
-    if (json pt = podTemplate(svc, path, cacheMounts); !pt.is_null()) c["podTemplate"] = std::move(pt);
+    if (json pt = pod_template(svc, path, cache_mounts); !pt.is_null()) c["podTemplate"] = std::move(pt);
     return c;
   }
 
   // v1alpha1's resources item {cpu, memory, gpu, gpuType, custom} → a ResourceList.
-  json resourceList(const json& item, const std::string& path) {
+  json resource_list(const json& item, const std::string& path) {
     json out = json::object();
     if (!item.is_object()) {
       error(path, "must be an object");
@@ -233,7 +233,7 @@ class Converter {
   }
 
   // Upstream's mergeEnvs: `over` replaces an entry of the same name in place, else appends.
-  static json mergeEnvs(json base, const json& over) {
+  static json merge_envs(json base, const json& over) {
     if (!base.is_array()) base = json::array();
     if (!over.is_array()) return base;
     for (const auto& e : over) {
@@ -248,30 +248,30 @@ class Converter {
 
   // A field of extraPodSpec.mainContainer overrides the dedicated one (mergo WithOverride:
   // objects merge key by key, any other set value replaces).
-  static void overrideMerge(json& base, const json& over) {
+  static void override_merge(json& base, const json& over) {
     for (auto it = over.begin(); it != over.end(); ++it) {
       const json& v = it.value();
       if (v.is_null()) continue;
       json& b = base[it.key()];
-      if (v.is_object() && b.is_object()) overrideMerge(b, v);
+      if (v.is_object() && b.is_object()) override_merge(b, v);
       else if (!(v.is_array() && v.empty()) && !(v.is_object() && v.empty())) b = v;
     }
   }
 
-  json podTemplate(const json& svc, const std::string& path, const std::set<size_t>& cacheMounts) {
+  json pod_template(const json& svc, const std::string& path, const std::set<size_t>& cache_mounts) {
     const json* resources = member(svc, "resources");
     const json* envs = member(svc, "envs");
-    const json* envFromSecret = member(svc, "envFromSecret");
+    const json* env_from_secret = member(svc, "envFromSecret");
     const json* vms = member(svc, "volumeMounts");
     const json* liveness = member(svc, "livenessProbe");
     const json* readiness = member(svc, "readinessProbe");
     const json* eps = member(svc, "extraPodSpec");
     const json* epm = member(svc, "extraPodMetadata");
-    bool plainMounts = false;
+    bool plain_mounts = false;
     if (vms && vms->is_array()) {
-      for (size_t i = 0; i < vms->size(); ++i) plainMounts = plainMounts || !cacheMounts.count(i);
+      for (size_t i = 0; i < vms->size(); ++i) plain_mounts = plain_mounts || !cache_mounts.count(i);
     }
-    if (!resources && !envs && !envFromSecret && !plainMounts && !liveness && !readiness && !eps && !epm) {
+    if (!resources && !envs && !env_from_secret && !plain_mounts && !liveness && !readiness && !eps && !epm) {
       return nullptr;
     }
     json pt = json::object();
@@ -280,15 +280,15 @@ class Converter {
         if (const json* v = member(*epm, k); v && !v->empty()) pt["metadata"][k] = *v;
       }
     }
-    json podSpec = json::object();
-    const json* mainOverride = nullptr;
+    json pod_spec = json::object();
+    const json* main_override = nullptr;
     if (eps) {
       if (!eps->is_object()) {
         error(path + ".extraPodSpec", "must be an object");
       } else {
         for (auto it = eps->begin(); it != eps->end(); ++it) {
-          if (it.key() == "mainContainer") mainOverride = it.value().is_object() ? &it.value() : nullptr;
-          else if (!it.value().is_null()) podSpec[it.key()] = it.value();
+          if (it.key() == "mainContainer") main_override = it.value().is_object() ? &it.value() : nullptr;
+          else if (!it.value().is_null()) pod_spec[it.key()] = it.value();
         }
       }
     }
@@ -299,7 +299,7 @@ class Converter {
       json req = json::object();
       for (const char* kind : {"requests", "limits"}) {
         if (const json* item = member(*resources, kind)) {
-          json list = resourceList(*item, path + ".resources." + kind);
+          json list = resource_list(*item, path + ".resources." + kind);
           if (!list.empty()) req[kind] = std::move(list);
         }
       }
@@ -307,56 +307,56 @@ class Converter {
       if (!req.empty()) main["resources"] = std::move(req);
     }
     if (envs) main["env"] = *envs;
-    if (!text(envFromSecret).empty()) {
-      main["envFrom"] = json::array({{{"secretRef", {{"name", text(envFromSecret)}}}}});
+    if (!text(env_from_secret).empty()) {
+      main["envFrom"] = json::array({{{"secretRef", {{"name", text(env_from_secret)}}}}});
     }
     if (liveness) main["livenessProbe"] = *liveness;
     if (readiness) main["readinessProbe"] = *readiness;
-    json dedicatedMounts = json::array();
-    std::vector<std::string> claimNames;
+    json dedicated_mounts = json::array();
+    std::vector<std::string> claim_names;
     if (vms && vms->is_array()) {
       for (size_t i = 0; i < vms->size(); ++i) {
-        if (cacheMounts.count(i)) continue;  // rendered from compilationCache
+        if (cache_mounts.count(i)) continue;  // rendered from compilationCache
         const json& vm = (*vms)[i];
         const std::string name = text(member(vm, "name"));
-        dedicatedMounts.push_back({{"name", name}, {"mountPath", text(member(vm, "mountPoint"))}});
-        claimNames.push_back(name);
+        dedicated_mounts.push_back({{"name", name}, {"mountPath", text(member(vm, "mountPoint"))}});
+        claim_names.push_back(name);
       }
     }
-    if (!dedicatedMounts.empty()) main["volumeMounts"] = dedicatedMounts;
+    if (!dedicated_mounts.empty()) main["volumeMounts"] = dedicated_mounts;
 
-    if (mainOverride) {
-      json over = *mainOverride;
+    if (main_override) {
+      json over = *main_override;
       over.erase("name");  // it is always main
-      json baseEnv = main.contains("env") ? main["env"] : json::array();
-      overrideMerge(main, over);
-      json env = mergeEnvs(baseEnv, over.value("env", json::array()));
+      json base_env = main.contains("env") ? main["env"] : json::array();
+      override_merge(main, over);
+      json env = merge_envs(base_env, over.value("env", json::array()));
       if (!env.empty()) main["env"] = std::move(env);
       // The v1alpha1 renderer put mainContainer's mounts first, then the dedicated ones.
       json mounts = over.value("volumeMounts", json::array());
       if (!mounts.is_array()) mounts = json::array();
-      for (auto& m : dedicatedMounts) mounts.push_back(m);
+      for (auto& m : dedicated_mounts) mounts.push_back(m);
       if (!mounts.empty()) main["volumeMounts"] = std::move(mounts);
     }
 
     json containers = json::array({std::move(main)});
-    if (const json* cs = member(podSpec, "containers"); cs && cs->is_array()) {
+    if (const json* cs = member(pod_spec, "containers"); cs && cs->is_array()) {
       for (const auto& ctr : *cs) {
         if (!(ctr.is_object() && ctr.value("name", json()) == kMain)) containers.push_back(ctr);
       }
     }
-    podSpec["containers"] = std::move(containers);
+    pod_spec["containers"] = std::move(containers);
     // Upstream's renderer adds a PVC volume for a mount that names no volume; the v1beta1
     // file states it.
-    for (const auto& claim : claimNames) {
+    for (const auto& claim : claim_names) {
       if (claim.empty()) continue;
-      json& volumes = podSpec["volumes"];
+      json& volumes = pod_spec["volumes"];
       if (!volumes.is_array()) volumes = json::array();
       bool present = std::any_of(volumes.begin(), volumes.end(),
                                  [&](const json& v) { return v.is_object() && v.value("name", json()) == claim; });
       if (!present) volumes.push_back({{"name", claim}, {"persistentVolumeClaim", {{"claimName", claim}}}});
     }
-    pt["spec"] = std::move(podSpec);
+    pt["spec"] = std::move(pod_spec);
     return pt;
   }
 
@@ -365,12 +365,12 @@ class Converter {
 
 }  // namespace
 
-bool isV1alpha1Dgd(const nlohmann::json& doc) {
+bool is_v1alpha1_dgd(const nlohmann::json& doc) {
   return doc.is_object() && doc.value("apiVersion", json()) == kV1alpha1ApiVersion &&
          doc.value("kind", json()) == kKind;
 }
 
-ConversionResult convertV1alpha1(const nlohmann::json& doc) {
+ConversionResult convert_v1alpha1(const nlohmann::json& doc) {
   ConversionResult r;
   Converter(r).run(doc);
   return r;

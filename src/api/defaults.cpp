@@ -3,55 +3,55 @@
 namespace dgd::api {
 namespace {
 
-template <class T, class V> void setIfUnset(std::optional<T>& field, V value) {
+template <class T, class V> void set_if_unset(std::optional<T>& field, V value) {
   if (!field) field = T(value);
 }
 
-void defaultEngine(Engine& e, std::optional<BackendFramework> framework) {
-  if (e.eplb) setIfUnset(e.eplb->enabled, true);
-  if (e.speculative) setIfUnset(e.speculative->enabled, true);
-  if (e.kvEvents) {
-    setIfUnset(e.kvEvents->enabled, true);
-    if (*e.kvEvents->enabled) {
-      setIfUnset(e.kvEvents->publisher, kDefaultKvEventsPublisher);
-      setIfUnset(e.kvEvents->topic, kDefaultKvEventsTopic);
-      setIfUnset(e.kvEvents->port, kDefaultKvEventsPort);
+void default_engine(Engine& e, std::optional<BackendFramework> framework) {
+  if (e.eplb) set_if_unset(e.eplb->enabled, true);
+  if (e.speculative) set_if_unset(e.speculative->enabled, true);
+  if (e.kv_events) {
+    set_if_unset(e.kv_events->enabled, true);
+    if (*e.kv_events->enabled) {
+      set_if_unset(e.kv_events->publisher, kDefaultKvEventsPublisher);
+      set_if_unset(e.kv_events->topic, kDefaultKvEventsTopic);
+      set_if_unset(e.kv_events->port, kDefaultKvEventsPort);
     }
   }
-  if (e.kvTransfer && e.kvTransfer->connector && framework != BackendFramework::kSglang) {
-    setIfUnset(e.kvTransfer->role, kDefaultKvRole);
-    setIfUnset(e.kvTransfer->bufferDevice, kDefaultKvBufferDevice);
+  if (e.kv_transfer && e.kv_transfer->connector && framework != BackendFramework::kSglang) {
+    set_if_unset(e.kv_transfer->role, kDefaultKvRole);
+    set_if_unset(e.kv_transfer->buffer_device, kDefaultKvBufferDevice);
   }
 }
 
 }  // namespace
 
-void applyDefaults(Dgd& dgd) {
+void apply_defaults(Dgd& dgd) {
   Spec& spec = dgd.spec;
   for (auto& c : spec.components) {
-    setIfUnset(c.replicas, kDefaultReplicas);
-    if (c.engine) defaultEngine(*c.engine, spec.backendFramework);
-    if (c.router && c.router->conditionalDisaggregation) {
-      setIfUnset(c.router->conditionalDisaggregation->enabled, true);
+    set_if_unset(c.replicas, kDefaultReplicas);
+    if (c.engine) default_engine(*c.engine, spec.backend_framework);
+    if (c.router && c.router->conditional_disaggregation) {
+      set_if_unset(c.router->conditional_disaggregation->enabled, true);
     }
   }
   if (spec.model) {
     Model& m = *spec.model;
-    if (m.id) setIfUnset(m.servedName, *m.id);
+    if (m.id) set_if_unset(m.served_name, *m.id);
     if (m.cache) {
-      if (m.cache->claimName) setIfUnset(m.cache->mountPath, "/" + *m.cache->claimName);
+      if (m.cache->claim_name) set_if_unset(m.cache->mount_path, "/" + *m.cache->claim_name);
       if (m.cache->create) {
-        setIfUnset(m.cache->keepOnDelete, kDefaultKeepOnDelete);
-        setIfUnset(m.cache->create->accessMode, kDefaultAccessMode);
+        set_if_unset(m.cache->keep_on_delete, kDefaultKeepOnDelete);
+        set_if_unset(m.cache->create->access_mode, kDefaultAccessMode);
       }
     }
     if (m.download) {
-      setIfUnset(m.download->enabled, true);
-      setIfUnset(m.download->image, kDefaultDownloadImage);
-      if (m.download->tokenSecretRef) setIfUnset(m.download->tokenSecretRef->key, kDefaultTokenKey);
+      set_if_unset(m.download->enabled, true);
+      set_if_unset(m.download->image, kDefaultDownloadImage);
+      if (m.download->token_secret_ref) set_if_unset(m.download->token_secret_ref->key, kDefaultTokenKey);
     }
   }
-  if (spec.placement && spec.placement->rdma) setIfUnset(spec.placement->rdma->nicSelection, NicSelection::kNone);
+  if (spec.placement && spec.placement->rdma) set_if_unset(spec.placement->rdma->nic_selection, NicSelection::kNone);
 }
 
 }  // namespace dgd::api

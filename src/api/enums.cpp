@@ -8,7 +8,7 @@ namespace dgd::api {
 namespace {
 
 template <class E, size_t N>
-const char* nameOf(const std::array<std::pair<E, const char*>, N>& table, E v) {
+const char* name_of(const std::array<std::pair<E, const char*>, N>& table, E v) {
   for (const auto& [e, s] : table) {
     if (e == v) return s;
   }
@@ -16,7 +16,7 @@ const char* nameOf(const std::array<std::pair<E, const char*>, N>& table, E v) {
 }
 
 template <class E, size_t N>
-std::optional<E> valueOf(const std::array<std::pair<E, const char*>, N>& table, std::string_view s) {
+std::optional<E> value_of(const std::array<std::pair<E, const char*>, N>& table, std::string_view s) {
   for (const auto& [e, name] : table) {
     if (s == name) return e;
   }
@@ -40,29 +40,29 @@ constexpr std::array<std::pair<RouterMode, const char*>, 3> kModes{
 
 }  // namespace
 
-const char* toString(BackendFramework v) { return nameOf(kFrameworks, v); }
-const char* toString(ComponentType v) { return nameOf(kTypes, v); }
-const char* toString(GpuProduct v) { return nameOf(kGpus, v); }
-const char* toString(NicSelection v) { return nameOf(kNics, v); }
-const char* toString(RouterMode v) { return nameOf(kModes, v); }
-std::optional<BackendFramework> parseBackendFramework(std::string_view s) { return valueOf(kFrameworks, s); }
-std::optional<ComponentType> parseComponentType(std::string_view s) { return valueOf(kTypes, s); }
-std::optional<GpuProduct> parseGpuProduct(std::string_view s) { return valueOf(kGpus, s); }
-std::optional<NicSelection> parseNicSelection(std::string_view s) { return valueOf(kNics, s); }
-std::optional<RouterMode> parseRouterMode(std::string_view s) { return valueOf(kModes, s); }
+const char* to_string(BackendFramework v) { return name_of(kFrameworks, v); }
+const char* to_string(ComponentType v) { return name_of(kTypes, v); }
+const char* to_string(GpuProduct v) { return name_of(kGpus, v); }
+const char* to_string(NicSelection v) { return name_of(kNics, v); }
+const char* to_string(RouterMode v) { return name_of(kModes, v); }
+std::optional<BackendFramework> parse_backend_framework(std::string_view s) { return value_of(kFrameworks, s); }
+std::optional<ComponentType> parse_component_type(std::string_view s) { return value_of(kTypes, s); }
+std::optional<GpuProduct> parse_gpu_product(std::string_view s) { return value_of(kGpus, s); }
+std::optional<NicSelection> parse_nic_selection(std::string_view s) { return value_of(kNics, s); }
+std::optional<RouterMode> parse_router_mode(std::string_view s) { return value_of(kModes, s); }
 
-bool isWorkerType(ComponentType t) {
+bool is_worker_type(ComponentType t) {
   return t == ComponentType::kWorker || t == ComponentType::kPrefill || t == ComponentType::kDecode;
 }
 
-const Component* Dgd::findComponent(std::string_view name) const {
+const Component* Dgd::find_component(std::string_view name) const {
   for (const auto& c : spec.components) {
     if (c.name == name) return &c;
   }
   return nullptr;
 }
 
-Component* Dgd::findComponent(std::string_view name) {
+Component* Dgd::find_component(std::string_view name) {
   for (auto& c : spec.components) {
     if (c.name == name) return &c;
   }

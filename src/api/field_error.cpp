@@ -8,7 +8,7 @@ std::string FieldError::str() const {
   return prefix + path + ": " + message;
 }
 
-bool hasErrors(const std::vector<FieldError>& problems) {
+bool has_errors(const std::vector<FieldError>& problems) {
   for (const auto& p : problems) {
     if (p.severity == Severity::kError) return true;
   }

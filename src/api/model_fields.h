@@ -1,5 +1,5 @@
 // One list of the model's JSON fields per struct, shared by parsing, serialization and
-// modelFieldPaths(): adding a field here is the only edit the three need.
+// model_field_paths(): adding a field here is the only edit the three need.
 //
 // describe(v, s) calls, for each field of s, v(name, member) — or v.passthrough(extra)
 // for the struct's bag of unmodelled upstream fields, or v.quantity(name, member) for a
@@ -14,7 +14,7 @@ namespace dgd::api::detail {
 template <class V> void describe(V& v, EnvVar& s) {
   v("name", s.name);
   v("value", s.value);
-  v("valueFrom", s.valueFrom);
+  v("valueFrom", s.value_from);
 }
 template <class V> void describe(V& v, SecretKeyRef& s) {
   v("name", s.name);
@@ -30,27 +30,27 @@ template <class V> void describe(V& v, ObjectMeta& s) {
 }
 template <class V> void describe(V& v, ModelCacheCreate& s) {
   v.quantity("size", s.size);
-  v("storageClassName", s.storageClassName);
-  v("accessMode", s.accessMode);
+  v("storageClassName", s.storage_class_name);
+  v("accessMode", s.access_mode);
 }
 template <class V> void describe(V& v, ModelCache& s) {
-  v("claimName", s.claimName);
-  v("mountPath", s.mountPath);
-  v("readOnly", s.readOnly);
+  v("claimName", s.claim_name);
+  v("mountPath", s.mount_path);
+  v("readOnly", s.read_only);
   v("create", s.create);
-  v("keepOnDelete", s.keepOnDelete);
+  v("keepOnDelete", s.keep_on_delete);
 }
 template <class V> void describe(V& v, ModelDownload& s) {
   v("enabled", s.enabled);
-  v("tokenSecretRef", s.tokenSecretRef);
+  v("tokenSecretRef", s.token_secret_ref);
   v("image", s.image);
-  v("highPerformance", s.highPerformance);
+  v("highPerformance", s.high_performance);
   v("packages", s.packages);
   v("resources", s.resources);
 }
 template <class V> void describe(V& v, Model& s) {
   v("id", s.id);
-  v("servedName", s.servedName);
+  v("servedName", s.served_name);
   v("revision", s.revision);
   v("cache", s.cache);
   v("download", s.download);
@@ -61,20 +61,20 @@ template <class V> void describe(V& v, PcieMapEntry& s) {
 }
 template <class V> void describe(V& v, Rdma& s) {
   v("resource", s.resource);
-  v("perWorker", s.perWorker);
-  v("nicSelection", s.nicSelection);
-  v("pcieMap", s.pcieMap);
+  v("perWorker", s.per_worker);
+  v("nicSelection", s.nic_selection);
+  v("pcieMap", s.pcie_map);
 }
 template <class V> void describe(V& v, NvLink& s) {
-  v("computeDomain", s.computeDomain);
-  v("sameClique", s.sameClique);
+  v("computeDomain", s.compute_domain);
+  v("sameClique", s.same_clique);
 }
 template <class V> void describe(V& v, Placement& s) {
   v("gpu", s.gpu);
   v("rdma", s.rdma);
   v("nvlink", s.nvlink);
-  v("separatePrefillDecode", s.separatePrefillDecode);
-  v("nodeSelector", s.nodeSelector);
+  v("separatePrefillDecode", s.separate_prefill_decode);
+  v("nodeSelector", s.node_selector);
   v("tolerations", s.tolerations);
 }
 template <class V> void describe(V& v, Eplb& s) {
@@ -83,125 +83,125 @@ template <class V> void describe(V& v, Eplb& s) {
 }
 template <class V> void describe(V& v, Attention& s) {
   v("backend", s.backend);
-  v("indexerKvDtype", s.indexerKvDtype);
-  v("indexerSparseLogits", s.indexerSparseLogits);
-  v("useFp4IndexerCache", s.useFp4IndexerCache);
+  v("indexerKvDtype", s.indexer_kv_dtype);
+  v("indexerSparseLogits", s.indexer_sparse_logits);
+  v("useFp4IndexerCache", s.use_fp4_indexer_cache);
 }
 template <class V> void describe(V& v, Compilation& s) {
-  v("cudagraphMode", s.cudagraphMode);
-  v("customOps", s.customOps);
+  v("cudagraphMode", s.cudagraph_mode);
+  v("customOps", s.custom_ops);
 }
 template <class V> void describe(V& v, Speculative& s) {
   v("enabled", s.enabled);
   v("method", s.method);
-  v("numSpeculativeTokens", s.numSpeculativeTokens);
-  v("draftSampleMethod", s.draftSampleMethod);
-  v("rejectionSampleMethod", s.rejectionSampleMethod);
-  v("adaptiveVerification", s.adaptiveVerification);
-  v("draftModel", s.draftModel);
-  v("numSteps", s.numSteps);
-  v("eagleTopk", s.eagleTopk);
-  v("numDraftTokens", s.numDraftTokens);
-  v("dsparkBlockSize", s.dsparkBlockSize);
+  v("numSpeculativeTokens", s.num_speculative_tokens);
+  v("draftSampleMethod", s.draft_sample_method);
+  v("rejectionSampleMethod", s.rejection_sample_method);
+  v("adaptiveVerification", s.adaptive_verification);
+  v("draftModel", s.draft_model);
+  v("numSteps", s.num_steps);
+  v("eagleTopk", s.eagle_topk);
+  v("numDraftTokens", s.num_draft_tokens);
+  v("dsparkBlockSize", s.dspark_block_size);
 }
 template <class V> void describe(V& v, Parsers& s) {
-  v("tokenizerMode", s.tokenizerMode);
-  v("reasoningParser", s.reasoningParser);
-  v("toolCallParser", s.toolCallParser);
-  v("dynReasoningParser", s.dynReasoningParser);
-  v("dynToolCallParser", s.dynToolCallParser);
-  v("dynEnableStructuralTag", s.dynEnableStructuralTag);
+  v("tokenizerMode", s.tokenizer_mode);
+  v("reasoningParser", s.reasoning_parser);
+  v("toolCallParser", s.tool_call_parser);
+  v("dynReasoningParser", s.dyn_reasoning_parser);
+  v("dynToolCallParser", s.dyn_tool_call_parser);
+  v("dynEnableStructuralTag", s.dyn_enable_structural_tag);
 }
 template <class V> void describe(V& v, KvEvents& s) {
   v("enabled", s.enabled);
   v("publisher", s.publisher);
   v("topic", s.topic);
   v("port", s.port);
-  v("enableKvCacheEvents", s.enableKvCacheEvents);
+  v("enableKvCacheEvents", s.enable_kv_cache_events);
 }
 template <class V> void describe(V& v, KvTransfer& s) {
   v("connector", s.connector);
   v("role", s.role);
-  v("bufferDevice", s.bufferDevice);
+  v("bufferDevice", s.buffer_device);
   v("backends", s.backends);
-  v("numThreads", s.numThreads);
-  v("transferBackend", s.transferBackend);
-  v("bootstrapPort", s.bootstrapPort);
+  v("numThreads", s.num_threads);
+  v("transferBackend", s.transfer_backend);
+  v("bootstrapPort", s.bootstrap_port);
 }
 template <class V> void describe(V& v, SglangSettings& s) {
-  v("memFractionStatic", s.memFractionStatic);
-  v("chunkedPrefillSize", s.chunkedPrefillSize);
-  v("maxPrefillTokens", s.maxPrefillTokens);
-  v("loadBalanceMethod", s.loadBalanceMethod);
-  v("prefillRoundRobinBalance", s.prefillRoundRobinBalance);
-  v("watchdogTimeout", s.watchdogTimeout);
-  v("enableMetrics", s.enableMetrics);
+  v("memFractionStatic", s.mem_fraction_static);
+  v("chunkedPrefillSize", s.chunked_prefill_size);
+  v("maxPrefillTokens", s.max_prefill_tokens);
+  v("loadBalanceMethod", s.load_balance_method);
+  v("prefillRoundRobinBalance", s.prefill_round_robin_balance);
+  v("watchdogTimeout", s.watchdog_timeout);
+  v("enableMetrics", s.enable_metrics);
   v("host", s.host);
   v("port", s.port);
-  v("cudaGraphMaxBsDecode", s.cudaGraphMaxBsDecode);
-  v("cudaGraphBs", s.cudaGraphBs);
-  v("extraConfig", s.extraConfig);
+  v("cudaGraphMaxBsDecode", s.cuda_graph_max_bs_decode);
+  v("cudaGraphBs", s.cuda_graph_bs);
+  v("extraConfig", s.extra_config);
 }
 template <class V> void describe(V& v, Engine& s) {
-  v("tensorParallelSize", s.tensorParallelSize);
-  v("dataParallelSize", s.dataParallelSize);
-  v("pipelineParallelSize", s.pipelineParallelSize);
-  v("expertParallel", s.expertParallel);
-  v("expertParallelSize", s.expertParallelSize);
+  v("tensorParallelSize", s.tensor_parallel_size);
+  v("dataParallelSize", s.data_parallel_size);
+  v("pipelineParallelSize", s.pipeline_parallel_size);
+  v("expertParallel", s.expert_parallel);
+  v("expertParallelSize", s.expert_parallel_size);
   v("eplb", s.eplb);
-  v("epWeightFilter", s.epWeightFilter);
-  v("moeBackend", s.moeBackend);
-  v("kvCacheDtype", s.kvCacheDtype);
+  v("epWeightFilter", s.ep_weight_filter);
+  v("moeBackend", s.moe_backend);
+  v("kvCacheDtype", s.kv_cache_dtype);
   v("attention", s.attention);
   v("compilation", s.compilation);
   v("speculative", s.speculative);
-  v("maxModelLen", s.maxModelLen);
-  v("maxNumSeqs", s.maxNumSeqs);
-  v("maxNumBatchedTokens", s.maxNumBatchedTokens);
-  v("gpuMemoryUtilization", s.gpuMemoryUtilization);
-  v("blockSize", s.blockSize);
-  v("maxCudagraphCaptureSize", s.maxCudagraphCaptureSize);
-  v("longPrefillTokenThreshold", s.longPrefillTokenThreshold);
-  v("prefixCacheRetentionInterval", s.prefixCacheRetentionInterval);
-  v("prefixCaching", s.prefixCaching);
-  v("asyncScheduling", s.asyncScheduling);
-  v("schedulerReserveFullIsl", s.schedulerReserveFullIsl);
-  v("flashinferAutotune", s.flashinferAutotune);
-  v("trustRemoteCode", s.trustRemoteCode);
-  v("numaBind", s.numaBind);
-  v("languageModelOnly", s.languageModelOnly);
+  v("maxModelLen", s.max_model_len);
+  v("maxNumSeqs", s.max_num_seqs);
+  v("maxNumBatchedTokens", s.max_num_batched_tokens);
+  v("gpuMemoryUtilization", s.gpu_memory_utilization);
+  v("blockSize", s.block_size);
+  v("maxCudagraphCaptureSize", s.max_cudagraph_capture_size);
+  v("longPrefillTokenThreshold", s.long_prefill_token_threshold);
+  v("prefixCacheRetentionInterval", s.prefix_cache_retention_interval);
+  v("prefixCaching", s.prefix_caching);
+  v("asyncScheduling", s.async_scheduling);
+  v("schedulerReserveFullIsl", s.scheduler_reserve_full_isl);
+  v("flashinferAutotune", s.flashinfer_autotune);
+  v("trustRemoteCode", s.trust_remote_code);
+  v("numaBind", s.numa_bind);
+  v("languageModelOnly", s.language_model_only);
   v("parsers", s.parsers);
-  v("kvEvents", s.kvEvents);
-  v("kvTransfer", s.kvTransfer);
+  v("kvEvents", s.kv_events);
+  v("kvTransfer", s.kv_transfer);
   v("sglang", s.sglang);
-  v("extraArgs", s.extraArgs);
+  v("extraArgs", s.extra_args);
 }
 template <class V> void describe(V& v, ConditionalDisaggregation& s) {
   v("enabled", s.enabled);
   v("policy", s.policy);
-  v("effIslThreshold", s.effIslThreshold);
-  v("effIslRatioThreshold", s.effIslRatioThreshold);
-  v("decodeBusyThreshold", s.decodeBusyThreshold);
+  v("effIslThreshold", s.eff_isl_threshold);
+  v("effIslRatioThreshold", s.eff_isl_ratio_threshold);
+  v("decodeBusyThreshold", s.decode_busy_threshold);
 }
 template <class V> void describe(V& v, Router& s) {
   v("mode", s.mode);
-  v("kvEvents", s.kvEvents);
-  v("blockSize", s.blockSize);
-  v("resetStates", s.resetStates);
-  v("decodeActiveRequestWeight", s.decodeActiveRequestWeight);
+  v("kvEvents", s.kv_events);
+  v("blockSize", s.block_size);
+  v("resetStates", s.reset_states);
+  v("decodeActiveRequestWeight", s.decode_active_request_weight);
   v("temperature", s.temperature);
-  v("conditionalDisaggregation", s.conditionalDisaggregation);
-  v("trustRemoteCode", s.trustRemoteCode);
-  v("httpHost", s.httpHost);
-  v("httpPort", s.httpPort);
-  v("extraArgs", s.extraArgs);
+  v("conditionalDisaggregation", s.conditional_disaggregation);
+  v("trustRemoteCode", s.trust_remote_code);
+  v("httpHost", s.http_host);
+  v("httpPort", s.http_port);
+  v("extraArgs", s.extra_args);
 }
 template <class V> void describe(V& v, Component& s) {
   v("name", s.name);
   v("type", s.type);
   v("replicas", s.replicas);
-  v.quantity("sharedMemorySize", s.sharedMemorySize);
-  v("podTemplate", s.podTemplate);
+  v.quantity("sharedMemorySize", s.shared_memory_size);
+  v("podTemplate", s.pod_template);
   v("env", s.env);
   v("engine", s.engine);
   v("router", s.router);
@@ -209,24 +209,24 @@ template <class V> void describe(V& v, Component& s) {
 }
 template <class V> void describe(V& v, SmokeTest& s) {
   v("enabled", s.enabled);
-  v("maxTokens", s.maxTokens);
-  v("timeoutSeconds", s.timeoutSeconds);
+  v("maxTokens", s.max_tokens);
+  v("timeoutSeconds", s.timeout_seconds);
   v("prompt", s.prompt);
 }
 template <class V> void describe(V& v, Spec& s) {
   v("recipe", s.recipe);
-  v("backendFramework", s.backendFramework);
+  v("backendFramework", s.backend_framework);
   v("env", s.env);
   v("annotations", s.annotations);
   v("labels", s.labels);
   v("model", s.model);
   v("placement", s.placement);
-  v("smokeTest", s.smokeTest);
+  v("smokeTest", s.smoke_test);
   v("components", s.components);
   v.passthrough(s.extra);
 }
 template <class V> void describe(V& v, Dgd& s) {
-  v("apiVersion", s.apiVersion);
+  v("apiVersion", s.api_version);
   v("kind", s.kind);
   v("metadata", s.metadata);
   v("spec", s.spec);

@@ -23,23 +23,23 @@ std::string index(const std::string& path, size_t i) { return path + "[" + std::
 
 template <class E> struct EnumTraits;
 template <> struct EnumTraits<BackendFramework> {
-  static std::optional<BackendFramework> parse(std::string_view s) { return parseBackendFramework(s); }
+  static std::optional<BackendFramework> parse(std::string_view s) { return parse_backend_framework(s); }
   static constexpr const char* kAllowed = "vllm, sglang, trtllm";
 };
 template <> struct EnumTraits<ComponentType> {
-  static std::optional<ComponentType> parse(std::string_view s) { return parseComponentType(s); }
+  static std::optional<ComponentType> parse(std::string_view s) { return parse_component_type(s); }
   static constexpr const char* kAllowed = "frontend, worker, prefill, decode";
 };
 template <> struct EnumTraits<GpuProduct> {
-  static std::optional<GpuProduct> parse(std::string_view s) { return parseGpuProduct(s); }
+  static std::optional<GpuProduct> parse(std::string_view s) { return parse_gpu_product(s); }
   static constexpr const char* kAllowed = "B200, GB200, H200";
 };
 template <> struct EnumTraits<NicSelection> {
-  static std::optional<NicSelection> parse(std::string_view s) { return parseNicSelection(s); }
+  static std::optional<NicSelection> parse(std::string_view s) { return parse_nic_selection(s); }
   static constexpr const char* kAllowed = "sriov, pcieMap, none";
 };
 template <> struct EnumTraits<RouterMode> {
-  static std::optional<RouterMode> parse(std::string_view s) { return parseRouterMode(s); }
+  static std::optional<RouterMode> parse(std::string_view s) { return parse_router_mode(s); }
   static constexpr const char* kAllowed = "kv, round-robin, random";
 };
 
@@ -48,7 +48,7 @@ template <class T> struct IsOptional<std::optional<T>> : std::true_type {};
 
 // ---- reading ---------------------------------------------------------------------------
 
-const char* typeName(const json& j) {
+const char* type_name(const json& j) {
   switch (j.type()) {
     case json::value_t::null: return "null";
     case json::value_t::boolean: return "a boolean";
@@ -60,13 +60,13 @@ const char* typeName(const json& j) {
   }
 }
 
-void wrongType(Errors& e, const std::string& path, const char* want, const json& got) {
-  e.push_back({path, std::string("must be ") + want + ", got " + typeName(got)});
+void wrong_type(Errors& e, const std::string& path, const char* want, const json& got) {
+  e.push_back({path, std::string("must be ") + want + ", got " + type_name(got)});
 }
 
-template <class S> void readStruct(const json& j, const std::string& path, S& out, Errors& e);
+template <class S> void read_struct(const json& j, const std::string& path, S& out, Errors& e);
 
-bool readInt(const json& j, const std::string& path, int64_t& out, Errors& e) {
+bool read_int(const json& j, const std::string& path, int64_t& out, Errors& e) {
   if (j.is_number_unsigned()) {
     auto u = j.get<uint64_t>();
     if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -80,22 +80,22 @@ bool readInt(const json& j, const std::string& path, int64_t& out, Errors& e) {
     out = j.get<int64_t>();
     return true;
   }
-  wrongType(e, path, "an integer", j);
+  wrong_type(e, path, "an integer", j);
   return false;
 }
 
 void read(const json& j, const std::string& path, std::string& out, Errors& e) {
   if (j.is_string()) out = j.get<std::string>();
-  else wrongType(e, path, "a string", j);
+  else wrong_type(e, path, "a string", j);
 }
 void read(const json& j, const std::string& path, bool& out, Errors& e) {
   if (j.is_boolean()) out = j.get<bool>();
-  else wrongType(e, path, "a boolean (true or false)", j);
+  else wrong_type(e, path, "a boolean (true or false)", j);
 }
-void read(const json& j, const std::string& path, int64_t& out, Errors& e) { readInt(j, path, out, e); }
+void read(const json& j, const std::string& path, int64_t& out, Errors& e) { read_int(j, path, out, e); }
 void read(const json& j, const std::string& path, int32_t& out, Errors& e) {
   int64_t v = 0;
-  if (!readInt(j, path, v, e)) return;
+  if (!read_int(j, path, v, e)) return;
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
     e.push_back({path, "integer out of range (must fit in 32 bits)"});
     return;
@@ -104,28 +104,28 @@ void read(const json& j, const std::string& path, int32_t& out, Errors& e) {
 }
 void read(const json& j, const std::string& path, double& out, Errors& e) {
   if (j.is_number()) out = j.get<double>();
-  else wrongType(e, path, "a number", j);
+  else wrong_type(e, path, "a number", j);
 }
-// Set while fromJson(json&&) reads its document: raw JSON members (podTemplates are
+// Set while from_json(json&&) reads its document: raw JSON members (podTemplates are
 // most of a DGD) are moved out of the document instead of copied.
-thread_local bool tMoveRaw = false;
+thread_local bool t_move_raw = false;
 
 // `j` as a value to keep: moved when the document being read is the reader's to consume.
-json take(const json& j) { return tMoveRaw ? std::move(const_cast<json&>(j)) : j; }
+json take(const json& j) { return t_move_raw ? std::move(const_cast<json&>(j)) : j; }
 
 void read(const json& j, const std::string&, json& out, Errors&) { out = take(j); }
 void read(const json& j, const std::string& path, std::map<std::string, std::string>& out, Errors& e) {
-  if (!j.is_object()) return wrongType(e, path, "a map of strings", j);
+  if (!j.is_object()) return wrong_type(e, path, "a map of strings", j);
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.value().is_string()) out[it.key()] = it.value().get<std::string>();
-    else wrongType(e, path + "." + it.key(), "a string (quote it)", it.value());
+    else wrong_type(e, path + "." + it.key(), "a string (quote it)", it.value());
   }
 }
 
 template <class E>
   requires std::is_enum_v<E>
 void read(const json& j, const std::string& path, E& out, Errors& e) {
-  if (!j.is_string()) return wrongType(e, path, (std::string("one of: ") + EnumTraits<E>::kAllowed).c_str(), j);
+  if (!j.is_string()) return wrong_type(e, path, (std::string("one of: ") + EnumTraits<E>::kAllowed).c_str(), j);
   auto v = EnumTraits<E>::parse(j.get<std::string>());
   if (!v) {
     e.push_back({path, "unsupported value \"" + j.get<std::string>() + "\": must be one of: " + EnumTraits<E>::kAllowed});
@@ -137,7 +137,7 @@ void read(const json& j, const std::string& path, E& out, Errors& e) {
 template <class T>
   requires std::is_class_v<T> && (!std::is_same_v<T, std::string>) && (!std::is_same_v<T, json>)
 void read(const json& j, const std::string& path, T& out, Errors& e) {
-  readStruct(j, path, out, e);
+  read_struct(j, path, out, e);
 }
 
 template <class T> void read(const json& j, const std::string& path, std::optional<T>& out, Errors& e) {
@@ -151,7 +151,7 @@ template <class T> void read(const json& j, const std::string& path, std::option
 }
 
 template <class T> void read(const json& j, const std::string& path, std::vector<T>& out, Errors& e) {
-  if (!j.is_array()) return wrongType(e, path, "a list", j);
+  if (!j.is_array()) return wrong_type(e, path, "a list", j);
   for (size_t i = 0; i < j.size(); ++i) {
     T item{};
     size_t before = e.size();
@@ -194,8 +194,8 @@ struct Reader {
   }
 };
 
-template <class S> void readStruct(const json& j, const std::string& path, S& out, Errors& e) {
-  if (!j.is_object()) return wrongType(e, path, "an object", j);
+template <class S> void read_struct(const json& j, const std::string& path, S& out, Errors& e) {
+  if (!j.is_object()) return wrong_type(e, path, "an object", j);
   Reader r{j, path, e, {}, nullptr};
   r.known.reserve(32);
   detail::describe(r, out);
@@ -204,16 +204,16 @@ template <class S> void readStruct(const json& j, const std::string& path, S& ou
 
 // ---- writing ---------------------------------------------------------------------------
 
-template <class S> json writeStruct(const S& s);
+template <class S> json write_struct(const S& s);
 
 template <class T> json write(const T& v) {
   if constexpr (std::is_enum_v<T>) {
-    return toString(v);
+    return to_string(v);
   } else if constexpr (std::is_same_v<T, std::string> || std::is_arithmetic_v<T> || std::is_same_v<T, json> ||
                        std::is_same_v<T, std::map<std::string, std::string>>) {
     return json(v);
   } else {
-    return writeStruct(v);
+    return write_struct(v);
   }
 }
 
@@ -252,7 +252,7 @@ struct Writer {
   void quantity(const char* name, const std::optional<std::string>& member) { (*this)(name, member); }
 };
 
-template <class S> json writeStruct(const S& s) {
+template <class S> json write_struct(const S& s) {
   Writer w;
   detail::describe(w, const_cast<S&>(s));  // Writer only reads
   if (w.extra && w.extra->is_object()) {
@@ -297,30 +297,30 @@ struct PathLister {
 
 }  // namespace
 
-ParseResult fromJson(const json& doc) {
+ParseResult from_json(const json& doc) {
   ParseResult r;
   if (!doc.is_object()) {
-    r.errors.push_back({"", std::string("the document must be an object, got ") + typeName(doc)});
+    r.errors.push_back({"", std::string("the document must be an object, got ") + type_name(doc)});
     return r;
   }
   r.document = true;
-  readStruct(doc, "", r.dgd, r.errors);
+  read_struct(doc, "", r.dgd, r.errors);
   return r;
 }
 
-ParseResult fromJson(json&& doc) {
+ParseResult from_json(json&& doc) {
   struct MoveRaw {
-    bool previous = tMoveRaw;
-    MoveRaw() { tMoveRaw = true; }
-    ~MoveRaw() { tMoveRaw = previous; }
+    bool previous = t_move_raw;
+    MoveRaw() { t_move_raw = true; }
+    ~MoveRaw() { t_move_raw = previous; }
   } moving;
-  return fromJson(static_cast<const json&>(doc));
+  return from_json(static_cast<const json&>(doc));
 }
 
 ParseResult parse(std::string_view text) {
   json doc;
   try {
-    doc = yamlToJson(text);
+    doc = yaml_to_json(text);
   } catch (const YamlError& e) {
     ParseResult r;
     r.errors.push_back({"", std::string("cannot parse: ") + e.what()});
@@ -331,31 +331,31 @@ ParseResult parse(std::string_view text) {
     r.errors.push_back({"", "empty document"});
     return r;
   }
-  return fromJson(std::move(doc));
+  return from_json(std::move(doc));
 }
 
-json toJson(const Dgd& d) {
-  json j = writeStruct(d);
+json to_json(const Dgd& d) {
+  json j = write_struct(d);
   // Always written (even empty), so that a document without them does not read back
   // with the defaults.
-  j["apiVersion"] = d.apiVersion;
+  j["apiVersion"] = d.api_version;
   j["kind"] = d.kind;
   return j;
 }
-json toJson(const Component& c) { return writeStruct(c); }
-json toJson(const Engine& e) { return writeStruct(e); }
-json toJson(const Router& r) { return writeStruct(r); }
-json toJson(const Model& m) { return writeStruct(m); }
-json toJson(const Placement& p) { return writeStruct(p); }
-json toJson(const EnvVar& e) { return writeStruct(e); }
+json to_json(const Component& c) { return write_struct(c); }
+json to_json(const Engine& e) { return write_struct(e); }
+json to_json(const Router& r) { return write_struct(r); }
+json to_json(const Model& m) { return write_struct(m); }
+json to_json(const Placement& p) { return write_struct(p); }
+json to_json(const EnvVar& e) { return write_struct(e); }
 
-Component componentFromJson(const json& j, const std::string& path, std::vector<FieldError>& errors) {
+Component component_from_json(const json& j, const std::string& path, std::vector<FieldError>& errors) {
   Component c;
-  readStruct(j, path, c, errors);
+  read_struct(j, path, c, errors);
   return c;
 }
 
-std::vector<std::string> modelFieldPaths() {
+std::vector<std::string> model_field_paths() {
   std::vector<std::string> out;
   Dgd probe;
   PathLister lister{"", out};

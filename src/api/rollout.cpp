@@ -18,7 +18,7 @@ struct Bound {
   json to_json() const { return percent ? json(std::to_string(value) + "%") : json(value); }
 };
 
-std::optional<Bound> parseBound(const std::string& s) {
+std::optional<Bound> parse_bound(const std::string& s) {
   std::string digits = s;
   Bound b;
   if (!digits.empty() && digits.back() == '%') {
@@ -47,9 +47,9 @@ struct Found {
 };
 std::optional<Found> annotation(const Dgd& dgd, size_t index, const char* key) {
   const Component& c = dgd.spec.components[index];
-  if (c.podTemplate.is_object()) {
-    auto meta = c.podTemplate.find("metadata");
-    if (meta != c.podTemplate.end() && meta->is_object()) {
+  if (c.pod_template.is_object()) {
+    auto meta = c.pod_template.find("metadata");
+    if (meta != c.pod_template.end() && meta->is_object()) {
       auto ann = meta->find("annotations");
       if (ann != meta->end() && ann->is_object()) {
         auto v = ann->find(key);
@@ -67,7 +67,7 @@ std::optional<Found> annotation(const Dgd& dgd, size_t index, const char* key) {
 
 }  // namespace
 
-std::optional<json> deploymentStrategy(const Dgd& dgd, size_t index, std::vector<FieldError>* errors) {
+std::optional<json> deployment_strategy(const Dgd& dgd, size_t index, std::vector<FieldError>* errors) {
   if (index >= dgd.spec.components.size()) return std::nullopt;
   auto report = [&](const std::string& path, std::string message) {
     if (errors != nullptr) errors->push_back({path, std::move(message)});
@@ -82,14 +82,14 @@ std::optional<json> deploymentStrategy(const Dgd& dgd, size_t index, std::vector
   }
   std::optional<Bound> s, u;
   if (surge) {
-    s = parseBound(surge->value);
+    s = parse_bound(surge->value);
     if (!s) {
       report(surge->path, "\"" + surge->value + "\" is not a number of pods or a percentage (\"1\", \"25%\")");
       ok = false;
     }
   }
   if (unavailable) {
-    u = parseBound(unavailable->value);
+    u = parse_bound(unavailable->value);
     if (!u || (u->percent && u->value > 100)) {
       report(unavailable->path,
              "\"" + unavailable->value + "\" is not a number of pods or a percentage up to 100% (\"0\", \"25%\")");

@@ -7,15 +7,15 @@
 namespace dgd::api::syntax {
 namespace {
 
-bool lowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) { return lowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
+bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 bool digit(char c) { return c >= '0' && c <= '9'; }
 bool hex(char c) { return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // first/last from `edge`, middle from `edge` or `extra` characters.
 template <class Edge>
-bool shaped(std::string_view s, size_t maxLen, Edge edge, std::string_view extra) {
-  if (s.empty() || s.size() > maxLen) return false;
+bool shaped(std::string_view s, size_t max_len, Edge edge, std::string_view extra) {
+  if (s.empty() || s.size() > max_len) return false;
   if (!edge(s.front()) || !edge(s.back())) return false;
   for (char c : s) {
     if (!edge(c) && extra.find(c) == std::string_view::npos) return false;
@@ -25,39 +25,39 @@ bool shaped(std::string_view s, size_t maxLen, Edge edge, std::string_view extra
 
 }  // namespace
 
-bool isDns1123Label(std::string_view s) { return shaped(s, 63, lowerAlnum, "-"); }
+bool is_dns1123_label(std::string_view s) { return shaped(s, 63, lower_alnum, "-"); }
 
-bool isDns1035Label(std::string_view s) {
-  return isDns1123Label(s) && s.front() >= 'a' && s.front() <= 'z';
+bool is_dns1035_label(std::string_view s) {
+  return is_dns1123_label(s) && s.front() >= 'a' && s.front() <= 'z';
 }
 
-bool isDns1123Subdomain(std::string_view s) {
+bool is_dns1123_subdomain(std::string_view s) {
   if (s.empty() || s.size() > 253) return false;
   size_t start = 0;
   while (true) {
     size_t dot = s.find('.', start);
     std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (!isDns1123Label(label)) return false;
+    if (!is_dns1123_label(label)) return false;
     if (dot == std::string_view::npos) return true;
     start = dot + 1;
   }
 }
 
-bool isComponentName(std::string_view s) { return shaped(s, 63, alnum, "-"); }
+bool is_component_name(std::string_view s) { return shaped(s, 63, alnum, "-"); }
 
-bool isQualifiedName(std::string_view s) {
+bool is_qualified_name(std::string_view s) {
   size_t slash = s.find('/');
   std::string_view name = s;
   if (slash != std::string_view::npos) {
-    if (!isDns1123Subdomain(s.substr(0, slash))) return false;
+    if (!is_dns1123_subdomain(s.substr(0, slash))) return false;
     name = s.substr(slash + 1);
   }
   return shaped(name, 63, alnum, "-_.");
 }
 
-bool isLabelValue(std::string_view s) { return s.empty() || shaped(s, 63, alnum, "-_."); }
+bool is_label_value(std::string_view s) { return s.empty() || shaped(s, 63, alnum, "-_."); }
 
-bool isEnvVarName(std::string_view s) {
+bool is_env_var_name(std::string_view s) {
   if (s.empty() || s.size() > 1024 || digit(s.front())) return false;
   for (char c : s) {
     if (!alnum(c) && c != '-' && c != '.' && c != '_') return false;
@@ -65,23 +65,23 @@ bool isEnvVarName(std::string_view s) {
   return true;
 }
 
-std::optional<double> parseQuantity(std::string_view s) {
+std::optional<double> parse_quantity(std::string_view s) {
   auto q = object::Quantity::parse(s);
   if (!q) return std::nullopt;
   return static_cast<double>(q->milli_value()) / 1000.0;
 }
 
-bool isExtendedResourceName(std::string_view s) {
+bool is_extended_resource_name(std::string_view s) {
   size_t slash = s.find('/');
   if (slash == std::string_view::npos || slash == 0) return false;
   std::string_view domain = s.substr(0, slash);
   std::string_view name = s.substr(slash + 1);
   // "rdma" is not a DNS subdomain with a dot, but it is what the RDMA device plugins use.
-  if (!isDns1123Subdomain(domain)) return false;
+  if (!is_dns1123_subdomain(domain)) return false;
   return shaped(name, 63, alnum, "-_.");
 }
 
-bool isPciAddress(std::string_view s) {
+bool is_pci_address(std::string_view s) {
   // [domain:]bus:device.function
   size_t colon2 = s.rfind(':');
   if (colon2 == std::string_view::npos) return false;
@@ -102,7 +102,7 @@ bool isPciAddress(std::string_view s) {
   return true;
 }
 
-bool isModelId(std::string_view s) {
+bool is_model_id(std::string_view s) {
   if (s.empty() || s.size() > 256) return false;
   size_t slash = s.find('/');
   auto part = [](std::string_view p) {
@@ -117,7 +117,7 @@ bool isModelId(std::string_view s) {
   return part(s.substr(0, slash)) && part(s.substr(slash + 1));
 }
 
-bool isRevision(std::string_view s) {
+bool is_revision(std::string_view s) {
   if (s.empty() || s.size() > 255 || !alnum(s.front())) return false;
   if (s.find("..") != std::string_view::npos) return false;
   for (char c : s) {
@@ -126,7 +126,7 @@ bool isRevision(std::string_view s) {
   return true;
 }
 
-bool isImageRef(std::string_view s) {
+bool is_image_ref(std::string_view s) {
   if (s.empty() || s.size() > 4096) return false;
   for (unsigned char c : s) {
     if (c <= 0x20 || c == 0x7f) return false;
@@ -134,15 +134,15 @@ bool isImageRef(std::string_view s) {
   return true;
 }
 
-bool isLowerIdentifier(std::string_view s) {
-  if (s.empty() || s.size() > 128 || !lowerAlnum(s.front())) return false;
+bool is_lower_identifier(std::string_view s) {
+  if (s.empty() || s.size() > 128 || !lower_alnum(s.front())) return false;
   for (char c : s) {
-    if (!lowerAlnum(c) && c != '_') return false;
+    if (!lower_alnum(c) && c != '_') return false;
   }
   return true;
 }
 
-bool isUpperIdentifier(std::string_view s) {
+bool is_upper_identifier(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;
   if (!((s.front() >= 'A' && s.front() <= 'Z') || digit(s.front()))) return false;
   for (char c : s) {
@@ -151,7 +151,7 @@ bool isUpperIdentifier(std::string_view s) {
   return true;
 }
 
-bool isCleanAbsolutePath(std::string_view s) {
+bool is_clean_absolute_path(std::string_view s) {
   if (s.empty() || s.size() > 4096 || s.front() != '/') return false;
   if (s.size() > 1 && s.back() == '/') return false;
   size_t start = 1;
@@ -168,7 +168,7 @@ bool isCleanAbsolutePath(std::string_view s) {
   return true;
 }
 
-bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::string shown(std::string_view s) {
   // Valid UTF-8 only (messages end up in JSON status), at most 64 code points.

@@ -7,10 +7,10 @@ namespace {
 using nlohmann::json;
 
 // The command and args of container main, joined by spaces.
-std::string mainCommandLine(const Component& c) {
-  if (!c.podTemplate.is_object()) return "";
-  auto spec = c.podTemplate.find("spec");
-  if (spec == c.podTemplate.end() || !spec->is_object()) return "";
+std::string main_command_line(const Component& c) {
+  if (!c.pod_template.is_object()) return "";
+  auto spec = c.pod_template.find("spec");
+  if (spec == c.pod_template.end() || !spec->is_object()) return "";
   auto containers = spec->find("containers");
   if (containers == spec->end() || !containers->is_array()) return "";
   std::string line;
@@ -29,10 +29,10 @@ std::string mainCommandLine(const Component& c) {
 
 }  // namespace
 
-std::optional<BackendFramework> detectedFramework(const Dgd& dgd) {
-  if (dgd.spec.backendFramework) return dgd.spec.backendFramework;
+std::optional<BackendFramework> detected_framework(const Dgd& dgd) {
+  if (dgd.spec.backend_framework) return dgd.spec.backend_framework;
   for (const auto& c : dgd.spec.components) {
-    const std::string line = mainCommandLine(c);
+    const std::string line = main_command_line(c);
     if (line.find("dynamo.vllm") != std::string::npos) return BackendFramework::kVllm;
     if (line.find("dynamo.sglang") != std::string::npos) return BackendFramework::kSglang;
     if (line.find("dynamo.trtllm") != std::string::npos) return BackendFramework::kTrtllm;
@@ -40,30 +40,30 @@ std::optional<BackendFramework> detectedFramework(const Dgd& dgd) {
   return std::nullopt;
 }
 
-std::optional<CompilationCache> compilationCache(const Dgd& dgd, const Component& c) {
+std::optional<CompilationCache> compilation_cache(const Dgd& dgd, const Component& c) {
   auto it = c.extra.find("compilationCache");
   if (it == c.extra.end() || !it->is_object()) return std::nullopt;
   CompilationCache out;
   auto pvc = it->find("pvcName");
   if (pvc == it->end() || !pvc->is_string() || pvc->get<std::string>().empty()) return std::nullopt;
-  out.pvcName = pvc->get<std::string>();
+  out.pvc_name = pvc->get<std::string>();
   auto mount = it->find("mountPath");
   if (mount != it->end() && mount->is_string() && !mount->get<std::string>().empty()) {
-    out.mountPath = mount->get<std::string>();
-  } else if (detectedFramework(dgd) == BackendFramework::kVllm) {
-    out.mountPath = kDefaultVllmCacheMountPath;
+    out.mount_path = mount->get<std::string>();
+  } else if (detected_framework(dgd) == BackendFramework::kVllm) {
+    out.mount_path = kDefaultVllmCacheMountPath;
   } else {
     return std::nullopt;
   }
   return out;
 }
 
-bool usesGlobalDynamoNamespace(const Component& c) {
+bool uses_global_dynamo_namespace(const Component& c) {
   auto it = c.extra.find("globalDynamoNamespace");
   return it != c.extra.end() && it->is_boolean() && it->get<bool>();
 }
 
-bool hasScalingAdapter(const Component& c) {
+bool has_scaling_adapter(const Component& c) {
   auto it = c.extra.find("scalingAdapter");
   return it != c.extra.end() && it->is_object();
 }

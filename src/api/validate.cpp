@@ -21,7 +21,7 @@ bool contains(std::initializer_list<std::string_view> set, std::string_view v) {
   return std::find(set.begin(), set.end(), v) != set.end();
 }
 
-std::string listOf(std::initializer_list<std::string_view> set) {
+std::string list_of(std::initializer_list<std::string_view> set) {
   std::string out;
   for (auto s : set) {
     if (!out.empty()) out += ", ";
@@ -53,17 +53,17 @@ void Checker::range(const std::string& path, const std::optional<int64_t>& v, in
   }
 }
 
-void Checker::oneOf(const std::string& path, const std::optional<std::string>& v,
+void Checker::one_of(const std::string& path, const std::optional<std::string>& v,
                     std::initializer_list<std::string_view> allowed) {
   if (v && !contains(allowed, *v)) {
-    error(path, "unsupported value \"" + shown(*v) + "\": must be one of: " + listOf(allowed));
+    error(path, "unsupported value \"" + shown(*v) + "\": must be one of: " + list_of(allowed));
   }
 }
 
-const nlohmann::json* mainContainer(const nlohmann::json& podTemplate, size_t* index) {
-  if (!podTemplate.is_object()) return nullptr;
-  auto spec = podTemplate.find("spec");
-  if (spec == podTemplate.end() || !spec->is_object()) return nullptr;
+const nlohmann::json* main_container(const nlohmann::json& pod_template, size_t* index) {
+  if (!pod_template.is_object()) return nullptr;
+  auto spec = pod_template.find("spec");
+  if (spec == pod_template.end() || !spec->is_object()) return nullptr;
   auto containers = spec->find("containers");
   if (containers == spec->end() || !containers->is_array()) return nullptr;
   for (size_t i = 0; i < containers->size(); ++i) {
@@ -76,8 +76,8 @@ const nlohmann::json* mainContainer(const nlohmann::json& podTemplate, size_t* i
   return nullptr;
 }
 
-std::optional<int64_t> mainContainerGpus(const nlohmann::json& podTemplate) {
-  const nlohmann::json* main = mainContainer(podTemplate);
+std::optional<int64_t> main_container_gpus(const nlohmann::json& pod_template) {
+  const nlohmann::json* main = main_container(pod_template);
   if (!main) return std::nullopt;
   auto resources = main->find("resources");
   if (resources == main->end() || !resources->is_object()) return std::nullopt;
@@ -88,7 +88,7 @@ std::optional<int64_t> mainContainerGpus(const nlohmann::json& podTemplate) {
     if (gpu == list->end()) continue;
     if (gpu->is_number_integer()) return gpu->get<int64_t>();
     if (gpu->is_string()) {
-      auto q = syntax::parseQuantity(gpu->get<std::string>());
+      auto q = syntax::parse_quantity(gpu->get<std::string>());
       if (q && *q >= 0 && *q < 1e6 && *q == static_cast<double>(static_cast<int64_t>(*q))) {
         return static_cast<int64_t>(*q);
       }
@@ -98,44 +98,44 @@ std::optional<int64_t> mainContainerGpus(const nlohmann::json& podTemplate) {
   return std::nullopt;
 }
 
-void Checker::checkAll() {
-  checkMetadata();
-  checkSpec();
+void Checker::check_all() {
+  check_metadata();
+  check_spec();
 }
 
-void Checker::checkMetadata() {
-  if (dgd_.apiVersion != kApiVersion) {
-    if (dgd_.apiVersion == "nvidia.com/v1alpha1") {
+void Checker::check_metadata() {
+  if (dgd_.api_version != kApiVersion) {
+    if (dgd_.api_version == "nvidia.com/v1alpha1") {
       error("apiVersion", "nvidia.com/v1alpha1 is not served by dgd-operator: convert the file to "
                           "nvidia.com/v1beta1 with `dgdctl convert -f FILE` (or `kubectl dgd convert -f FILE`)");
     } else {
-      error("apiVersion", "must be nvidia.com/v1beta1, got \"" + shown(dgd_.apiVersion) + "\"");
+      error("apiVersion", "must be nvidia.com/v1beta1, got \"" + shown(dgd_.api_version) + "\"");
     }
   }
   if (dgd_.kind != kKind) error("kind", "must be DynamoGraphDeployment, got \"" + shown(dgd_.kind) + "\"");
   const ObjectMeta& m = dgd_.metadata;
   if (m.name.empty()) {
     error("metadata.name", "required");
-  } else if (!syntax::isDns1035Label(m.name)) {
+  } else if (!syntax::is_dns1035_label(m.name)) {
     error("metadata.name", "\"" + shown(m.name) +
                                "\" is not a valid name: lower-case letters, digits and '-', starting with a letter, "
                                "ending with a letter or digit, at most 63 characters (it prefixes Service names)");
   }
-  if (!m.namespace_.empty() && !syntax::isDns1123Label(m.namespace_)) {
+  if (!m.namespace_.empty() && !syntax::is_dns1123_label(m.namespace_)) {
     error("metadata.namespace", "\"" + shown(m.namespace_) + "\" is not a valid namespace name");
   }
-  checkStringMap(m.labels, "metadata.labels", true);
-  checkStringMap(m.annotations, "metadata.annotations", false);
+  check_string_map(m.labels, "metadata.labels", true);
+  check_string_map(m.annotations, "metadata.annotations", false);
 }
 
-void Checker::checkStringMap(const std::map<std::string, std::string>& m, const std::string& path, bool labels) {
+void Checker::check_string_map(const std::map<std::string, std::string>& m, const std::string& path, bool labels) {
   size_t total = 0;
   for (const auto& [k, v] : m) {
-    if (!syntax::isQualifiedName(k)) {
+    if (!syntax::is_qualified_name(k)) {
       error(path + "." + shown(k), "invalid key: [prefix/]name with a DNS prefix and a name of at most 63 "
                                    "alphanumerics, '-', '_' or '.'");
     }
-    if (labels && !syntax::isLabelValue(v)) {
+    if (labels && !syntax::is_label_value(v)) {
       error(path + "." + shown(k), "invalid label value \"" + shown(v) +
                                        "\": at most 63 alphanumerics, '-', '_' or '.', starting and ending "
                                        "with an alphanumeric");
@@ -145,25 +145,25 @@ void Checker::checkStringMap(const std::map<std::string, std::string>& m, const 
   if (!labels && total > 256 * 1024) error(path, "total size must not exceed 256 KiB");
 }
 
-void Checker::checkEnvList(const std::vector<EnvVar>& env, const std::string& path, int component) {
+void Checker::check_env_list(const std::vector<EnvVar>& env, const std::string& path, int component) {
   std::set<std::string> seen;
   for (size_t i = 0; i < env.size(); ++i) {
     const EnvVar& e = env[i];
     std::string p = path + "[" + std::to_string(i) + "]";
     if (e.name.empty()) {
       error(p + ".name", "required");
-    } else if (!syntax::isEnvVarName(e.name)) {
+    } else if (!syntax::is_env_var_name(e.name)) {
       error(p + ".name", "\"" + shown(e.name) + "\" is not a valid environment variable name");
     } else if (!seen.insert(e.name).second) {
       error(p + ".name", "duplicate variable \"" + shown(e.name) + "\" in this list");
     }
-    if (e.value && !e.valueFrom.is_null()) error(p, "set either value or valueFrom, not both");
-    if (!e.valueFrom.is_null() && !e.valueFrom.is_object()) error(p + ".valueFrom", "must be an object");
+    if (e.value && !e.value_from.is_null()) error(p, "set either value or valueFrom, not both");
+    if (!e.value_from.is_null() && !e.value_from.is_object()) error(p + ".valueFrom", "must be an object");
     envs_.push_back({&e, e.name, e.value.value_or(""), p, component});
   }
 }
 
-void Checker::checkSpec() {
+void Checker::check_spec() {
   const Spec& s = dgd_.spec;
   if (s.recipe) {
     // <model>/<framework>/<target>, each a lower-case name (dots allowed in the model).
@@ -171,28 +171,28 @@ void Checker::checkSpec() {
     size_t a = r.find('/');
     size_t b = a == std::string::npos ? a : r.find('/', a + 1);
     bool ok = a != std::string::npos && b != std::string::npos && r.find('/', b + 1) == std::string::npos &&
-              syntax::isDns1123Subdomain(r.substr(0, a)) && syntax::isDns1123Label(r.substr(a + 1, b - a - 1)) &&
-              syntax::isDns1123Label(r.substr(b + 1));
+              syntax::is_dns1123_subdomain(r.substr(0, a)) && syntax::is_dns1123_label(r.substr(a + 1, b - a - 1)) &&
+              syntax::is_dns1123_label(r.substr(b + 1));
     if (!ok) {
       error("spec.recipe", "\"" + shown(r) + "\" is not a recipe name: <model>/<framework>/<target>, e.g. "
                                               "deepseek-v4.1-flash/vllm/disagg-h200-agentic (`dgdctl recipes list`)");
-    } else if (s.backendFramework) {
+    } else if (s.backend_framework) {
       std::string fw = r.substr(a + 1, b - a - 1);
-      if (fw != toString(*s.backendFramework)) {
-        error("spec.backendFramework", std::string("\"") + toString(*s.backendFramework) +
+      if (fw != to_string(*s.backend_framework)) {
+        error("spec.backendFramework", std::string("\"") + to_string(*s.backend_framework) +
                                            "\" contradicts the recipe's framework \"" + fw + "\"");
       }
     }
   }
-  checkEnvList(s.env, "spec.env", -1);
-  checkStringMap(s.annotations, "spec.annotations", false);
-  checkStringMap(s.labels, "spec.labels", true);
-  if (s.model) checkModel(*s.model, "spec.model");
-  if (s.placement) checkPlacement(*s.placement, "spec.placement");
-  if (s.smokeTest) checkSmokeTest(*s.smokeTest, "spec.smokeTest");
+  check_env_list(s.env, "spec.env", -1);
+  check_string_map(s.annotations, "spec.annotations", false);
+  check_string_map(s.labels, "spec.labels", true);
+  if (s.model) check_model(*s.model, "spec.model");
+  if (s.placement) check_placement(*s.placement, "spec.placement");
+  if (s.smoke_test) check_smoke_test(*s.smoke_test, "spec.smokeTest");
 
   // Upstream spec fields outside the typed blocks: implemented or refused, never ignored.
-  for (auto it = s.extra.begin(); it != s.extra.end(); ++it) checkUpstreamSpecField(it.key(), it.value());
+  for (auto it = s.extra.begin(); it != s.extra.end(); ++it) check_upstream_spec_field(it.key(), it.value());
 
   const auto& comps = s.components;
   if (comps.size() > kMaxComponents) {
@@ -203,9 +203,9 @@ void Checker::checkSpec() {
   std::map<std::string, size_t> seen;  // lower-case name → first index
   std::set<std::string> rollout_paths;  // a bad spec.annotations value is reported once
   for (size_t i = 0; i < comps.size(); ++i) {
-    checkComponent(i, comps[i]);
+    check_component(i, comps[i]);
     std::vector<FieldError> rollout;
-    deploymentStrategy(dgd_, i, &rollout);
+    deployment_strategy(dgd_, i, &rollout);
     for (auto& e : rollout) {
       if (rollout_paths.insert(e.path).second) error(e.path, e.message);
     }
@@ -221,29 +221,29 @@ void Checker::checkSpec() {
   }
 }
 
-void Checker::checkModel(const Model& m, const std::string& path) {
-  if (m.id && !syntax::isModelId(*m.id)) {
+void Checker::check_model(const Model& m, const std::string& path) {
+  if (m.id && !syntax::is_model_id(*m.id)) {
     error(path + ".id", "\"" + shown(*m.id) + "\" is not a Hugging Face model id ([org/]name of letters, "
                                               "digits, '.', '_', '-')");
   }
-  if (m.servedName) {
-    bool ok = !m.servedName->empty() && m.servedName->size() <= 256;
-    for (unsigned char c : *m.servedName) ok = ok && c > 0x20 && c != 0x7f && c != '\'' && c != '"';
+  if (m.served_name) {
+    bool ok = !m.served_name->empty() && m.served_name->size() <= 256;
+    for (unsigned char c : *m.served_name) ok = ok && c > 0x20 && c != 0x7f && c != '\'' && c != '"';
     if (!ok) error(path + ".servedName", "must be 1..256 printable characters without spaces or quotes");
   }
-  if (m.revision && !syntax::isRevision(*m.revision)) {
+  if (m.revision && !syntax::is_revision(*m.revision)) {
     error(path + ".revision", "\"" + shown(*m.revision) + "\" is not a revision (commit hash, branch or tag)");
   }
   if (m.cache) {
     const ModelCache& c = *m.cache;
     std::string cp = path + ".cache";
-    if (c.claimName && !syntax::isDns1123Subdomain(*c.claimName)) {
-      error(cp + ".claimName", "\"" + shown(*c.claimName) + "\" is not a valid PersistentVolumeClaim name");
+    if (c.claim_name && !syntax::is_dns1123_subdomain(*c.claim_name)) {
+      error(cp + ".claimName", "\"" + shown(*c.claim_name) + "\" is not a valid PersistentVolumeClaim name");
     }
-    if (complete_ && !c.claimName) error(cp + ".claimName", "required");
-    if (c.mountPath) {
-      const std::string& mp = *c.mountPath;
-      if (!syntax::isCleanAbsolutePath(mp)) {
+    if (complete_ && !c.claim_name) error(cp + ".claimName", "required");
+    if (c.mount_path) {
+      const std::string& mp = *c.mount_path;
+      if (!syntax::is_clean_absolute_path(mp)) {
         error(cp + ".mountPath", "must be a clean absolute path, got \"" + shown(mp) + "\"");
       } else {
         for (const char* reserved : {"/", "/dev", "/dev/shm", "/proc", "/sys", "/etc", "/usr", "/bin", "/lib"}) {
@@ -254,39 +254,39 @@ void Checker::checkModel(const Model& m, const std::string& path) {
     if (c.create) {
       std::string p = cp + ".create";
       if (c.create->size) {
-        auto q = syntax::parseQuantity(*c.create->size);
+        auto q = syntax::parse_quantity(*c.create->size);
         if (!q) error(p + ".size", "\"" + shown(*c.create->size) + "\" is not a quantity (e.g. 1000Gi)");
         else if (*q <= 0) error(p + ".size", "must be greater than 0");
       } else if (complete_) {
         error(p + ".size", "required when the cache is created");
       }
-      if (c.create->storageClassName && !syntax::isDns1123Subdomain(*c.create->storageClassName)) {
-        error(p + ".storageClassName", "\"" + shown(*c.create->storageClassName) + "\" is not a valid name");
+      if (c.create->storage_class_name && !syntax::is_dns1123_subdomain(*c.create->storage_class_name)) {
+        error(p + ".storageClassName", "\"" + shown(*c.create->storage_class_name) + "\" is not a valid name");
       }
-      oneOf(p + ".accessMode", c.create->accessMode,
+      one_of(p + ".accessMode", c.create->access_mode,
             {"ReadWriteMany", "ReadWriteOnce", "ReadOnlyMany", "ReadWriteOncePod"});
     }
-    if (c.keepOnDelete && !c.create) {
+    if (c.keep_on_delete && !c.create) {
       error(cp + ".keepOnDelete", "only applies to a cache the operator creates (set cache.create)");
     }
   }
   if (m.download) {
     const ModelDownload& d = *m.download;
     std::string dp = path + ".download";
-    if (d.tokenSecretRef) {
-      if (!d.tokenSecretRef->name) error(dp + ".tokenSecretRef.name", "required");
-      else if (!syntax::isDns1123Subdomain(*d.tokenSecretRef->name)) {
-        error(dp + ".tokenSecretRef.name", "\"" + shown(*d.tokenSecretRef->name) + "\" is not a valid Secret name");
+    if (d.token_secret_ref) {
+      if (!d.token_secret_ref->name) error(dp + ".tokenSecretRef.name", "required");
+      else if (!syntax::is_dns1123_subdomain(*d.token_secret_ref->name)) {
+        error(dp + ".tokenSecretRef.name", "\"" + shown(*d.token_secret_ref->name) + "\" is not a valid Secret name");
       }
-      if (d.tokenSecretRef->key) {
-        bool ok = !d.tokenSecretRef->key->empty() && d.tokenSecretRef->key->size() <= 253;
-        for (char ch : *d.tokenSecretRef->key) {
+      if (d.token_secret_ref->key) {
+        bool ok = !d.token_secret_ref->key->empty() && d.token_secret_ref->key->size() <= 253;
+        for (char ch : *d.token_secret_ref->key) {
           ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.');
         }
         if (!ok) error(dp + ".tokenSecretRef.key", "must be a Secret key: letters, digits, '-', '_', '.'");
       }
     }
-    if (d.image && !syntax::isImageRef(*d.image)) error(dp + ".image", "not a valid image reference");
+    if (d.image && !syntax::is_image_ref(*d.image)) error(dp + ".image", "not a valid image reference");
     for (size_t i = 0; i < d.packages.size(); ++i) {
       // Exact pins only: reproducible downloads, and nothing the Job's shell would interpret.
       const std::string& pkg = d.packages[i];
@@ -317,7 +317,7 @@ void Checker::checkModel(const Model& m, const std::string& path) {
           } else {
             for (auto q = it.value().begin(); q != it.value().end(); ++q) {
               bool ok = (q.value().is_number_integer() && q.value().get<int64_t>() >= 0) ||
-                        (q.value().is_string() && syntax::parseQuantity(q.value().get<std::string>()).value_or(-1) >= 0);
+                        (q.value().is_string() && syntax::parse_quantity(q.value().get<std::string>()).value_or(-1) >= 0);
               if (!ok) error(rp + "." + syntax::shown(q.key()), "is not a resource quantity (e.g. 8Gi, 2)");
             }
           }
@@ -327,63 +327,63 @@ void Checker::checkModel(const Model& m, const std::string& path) {
     bool enabled = d.enabled.value_or(true);
     if (complete_ && enabled) {
       if (!m.id) error(path + ".id", "required: the download Job fetches this model");
-      if (!m.cache || !m.cache->claimName) error(path + ".cache.claimName", "required: the download Job fills this cache");
+      if (!m.cache || !m.cache->claim_name) error(path + ".cache.claimName", "required: the download Job fills this cache");
     }
   }
 }
 
-void Checker::checkPlacement(const Placement& p, const std::string& path) {
+void Checker::check_placement(const Placement& p, const std::string& path) {
   if (p.rdma) {
     const Rdma& r = *p.rdma;
     std::string rp = path + ".rdma";
     if (r.resource) {
-      if (!syntax::isExtendedResourceName(*r.resource)) {
+      if (!syntax::is_extended_resource_name(*r.resource)) {
         error(rp + ".resource", "\"" + shown(*r.resource) + "\" is not an extended resource name (e.g. rdma/ib)");
       } else if (*r.resource == "nvidia.com/gpu" || r.resource->find("kubernetes.io/") != std::string::npos) {
         error(rp + ".resource", "\"" + *r.resource + "\" is not an RDMA device resource");
       }
     }
-    range(rp + ".perWorker", r.perWorker, 1, 64);
-    if (r.perWorker && !r.resource) error(rp + ".resource", "required with perWorker");
-    if (r.nicSelection == NicSelection::kSriov && !r.resource) {
+    range(rp + ".perWorker", r.per_worker, 1, 64);
+    if (r.per_worker && !r.resource) error(rp + ".resource", "required with perWorker");
+    if (r.nic_selection == NicSelection::kSriov && !r.resource) {
       error(rp + ".nicSelection", "sriov selects NICs from the SR-IOV device plugin's PCIDEVICE_* variables: "
                                   "set rdma.resource (e.g. rdma/ib) and rdma.perWorker");
     }
-    if (r.nicSelection == NicSelection::kPcieMap && r.pcieMap.empty()) {
+    if (r.nic_selection == NicSelection::kPcieMap && r.pcie_map.empty()) {
       error(rp + ".pcieMap", "required with nicSelection pcieMap: list each GPU's PCI address and its NIC's");
     }
-    if (!r.pcieMap.empty() && r.nicSelection && r.nicSelection != NicSelection::kPcieMap) {
+    if (!r.pcie_map.empty() && r.nic_selection && r.nic_selection != NicSelection::kPcieMap) {
       error(rp + ".pcieMap", std::string("is only used with nicSelection pcieMap (nicSelection is ") +
-                                 toString(*r.nicSelection) + ")");
+                                 to_string(*r.nic_selection) + ")");
     }
     std::set<std::string> gpus, nics;
-    for (size_t i = 0; i < r.pcieMap.size(); ++i) {
+    for (size_t i = 0; i < r.pcie_map.size(); ++i) {
       std::string ep = rp + ".pcieMap[" + std::to_string(i) + "]";
-      const PcieMapEntry& e = r.pcieMap[i];
+      const PcieMapEntry& e = r.pcie_map[i];
       if (!e.gpu) error(ep + ".gpu", "required");
-      else if (!syntax::isPciAddress(*e.gpu)) error(ep + ".gpu", "\"" + shown(*e.gpu) + "\" is not a PCI address");
+      else if (!syntax::is_pci_address(*e.gpu)) error(ep + ".gpu", "\"" + shown(*e.gpu) + "\" is not a PCI address");
       else if (!gpus.insert(*e.gpu).second) error(ep + ".gpu", "GPU " + *e.gpu + " is listed twice");
       if (!e.nic) error(ep + ".nic", "required");
-      else if (!syntax::isPciAddress(*e.nic)) error(ep + ".nic", "\"" + shown(*e.nic) + "\" is not a PCI address");
+      else if (!syntax::is_pci_address(*e.nic)) error(ep + ".nic", "\"" + shown(*e.nic) + "\" is not a PCI address");
       else if (!nics.insert(*e.nic).second) {
         error(ep + ".nic", "NIC " + *e.nic + " is listed twice: each GPU needs the NIC on its own PCIe switch");
       }
     }
-    if (r.pcieMap.size() > 64) error(rp + ".pcieMap", "at most 64 entries");
+    if (r.pcie_map.size() > 64) error(rp + ".pcieMap", "at most 64 entries");
   }
   if (p.nvlink && p.gpu && *p.gpu != GpuProduct::kGB200) {
-    if (p.nvlink->computeDomain.value_or(false)) {
+    if (p.nvlink->compute_domain.value_or(false)) {
       error(path + ".nvlink.computeDomain", std::string("ComputeDomains need multi-node NVLink (GB200); "
-                                                        "placement.gpu is ") + toString(*p.gpu));
+                                                        "placement.gpu is ") + to_string(*p.gpu));
     }
-    if (p.nvlink->sameClique.value_or(false)) {
+    if (p.nvlink->same_clique.value_or(false)) {
       error(path + ".nvlink.sameClique", std::string("NVLink cliques exist on GB200 only; placement.gpu is ") +
-                                             toString(*p.gpu));
+                                             to_string(*p.gpu));
     }
   }
-  for (const auto& [k, v] : p.nodeSelector) {
-    if (!syntax::isQualifiedName(k)) error(path + ".nodeSelector." + shown(k), "invalid label key");
-    if (!syntax::isLabelValue(v)) error(path + ".nodeSelector." + shown(k), "invalid label value \"" + shown(v) + "\"");
+  for (const auto& [k, v] : p.node_selector) {
+    if (!syntax::is_qualified_name(k)) error(path + ".nodeSelector." + shown(k), "invalid label key");
+    if (!syntax::is_label_value(v)) error(path + ".nodeSelector." + shown(k), "invalid label value \"" + shown(v) + "\"");
   }
   if (!p.tolerations.is_null()) {
     if (!p.tolerations.is_array()) {
@@ -396,18 +396,18 @@ void Checker::checkPlacement(const Placement& p, const std::string& path) {
   }
 }
 
-void Checker::checkComponent(size_t ci, const Component& c) {
+void Checker::check_component(size_t ci, const Component& c) {
   std::string path = "spec.components[" + std::to_string(ci) + "]";
   if (c.name.empty()) {
     error(path + ".name", "required");
-  } else if (!syntax::isComponentName(c.name)) {
+  } else if (!syntax::is_component_name(c.name)) {
     error(path + ".name", "\"" + shown(c.name) + "\" is not a valid component name: letters, digits and '-', "
                                                  "starting and ending with a letter or digit, at most 63");
   } else if (!dgd_.metadata.name.empty()) {
-    std::string child = childName(dgd_.metadata.name, c.name);
+    std::string child = child_name(dgd_.metadata.name, c.name);
     // A worker's Deployment carries its generation, "-<8 hex>" (render/worker_generation.h),
     // and its name is a label value (nvidia.com/selector).
-    const bool worker = !c.type || isWorkerType(*c.type);
+    const bool worker = !c.type || is_worker_type(*c.type);
     if (worker) child += "-xxxxxxxx";
     if (child.size() > 63) {
       error(path + ".name", (worker ? "worker Deployment name \"" + shown(child.substr(0, child.size() - 8)) +
@@ -429,34 +429,34 @@ void Checker::checkComponent(size_t ci, const Component& c) {
   if (c.replicas && (*c.replicas < 0 || *c.replicas > kMaxReplicas)) {
     error(path + ".replicas", "must be 0.." + std::to_string(kMaxReplicas) + ", got " + std::to_string(*c.replicas));
   }
-  if (c.sharedMemorySize) {
-    auto q = syntax::parseQuantity(*c.sharedMemorySize);
-    if (!q) error(path + ".sharedMemorySize", "\"" + shown(*c.sharedMemorySize) + "\" is not a quantity (e.g. 200Gi; \"0\" disables)");
+  if (c.shared_memory_size) {
+    auto q = syntax::parse_quantity(*c.shared_memory_size);
+    if (!q) error(path + ".sharedMemorySize", "\"" + shown(*c.shared_memory_size) + "\" is not a quantity (e.g. 200Gi; \"0\" disables)");
     else if (*q < 0) error(path + ".sharedMemorySize", "must not be negative");
   }
-  checkEnvList(c.env, path + ".env", static_cast<int>(ci));
-  checkPodTemplate(ci, c, path);
+  check_env_list(c.env, path + ".env", static_cast<int>(ci));
+  check_pod_template(ci, c, path);
 
-  for (auto it = c.extra.begin(); it != c.extra.end(); ++it) checkUpstreamComponentField(ci, c, it.key(), it.value());
+  for (auto it = c.extra.begin(); it != c.extra.end(); ++it) check_upstream_component_field(ci, c, it.key(), it.value());
 
   if (c.engine) {
     if (c.type == ComponentType::kFrontend) {
       error(path + ".engine", "engine settings apply to worker, prefill and decode components; use router on a frontend");
     } else {
-      checkEngine(ci, c, *c.engine, path + ".engine");
+      check_engine(ci, c, *c.engine, path + ".engine");
     }
   }
   if (c.router) {
     if (c.type && *c.type != ComponentType::kFrontend) {
       error(path + ".router", "router settings apply to the frontend component only");
     } else {
-      checkRouter(ci, c, *c.router, path + ".router");
+      check_router(ci, c, *c.router, path + ".router");
     }
   }
 }
 
-void Checker::checkPodTemplate(size_t ci, const Component& c, const std::string& path) {
-  const nlohmann::json& pt = c.podTemplate;
+void Checker::check_pod_template(size_t ci, const Component& c, const std::string& path) {
+  const nlohmann::json& pt = c.pod_template;
   std::string pp = path + ".podTemplate";
   if (pt.is_null()) {
     if (complete_ && c.type != ComponentType::kEpp) {
@@ -486,14 +486,14 @@ void Checker::checkPodTemplate(size_t ci, const Component& c, const std::string&
       continue;
     }
     auto name = ctr.find("name");
-    if (name == ctr.end() || !name->is_string() || !syntax::isDns1123Label(name->get<std::string>())) {
+    if (name == ctr.end() || !name->is_string() || !syntax::is_dns1123_label(name->get<std::string>())) {
       error(cp + ".name", "required: a DNS-1123 label");
     } else if (!names.insert(name->get<std::string>()).second) {
       error(cp + ".name", "duplicate container name \"" + name->get<std::string>() + "\"");
     }
   }
   size_t mi = 0;
-  const nlohmann::json* main = mainContainer(pt, &mi);
+  const nlohmann::json* main = main_container(pt, &mi);
   std::string mp = pp + ".spec.containers[" + std::to_string(mi) + "]";
   if (!main) {
     if (complete_) error(pp + ".spec.containers", "a container named main is required (it receives the operator's defaults)");
@@ -502,7 +502,7 @@ void Checker::checkPodTemplate(size_t ci, const Component& c, const std::string&
   auto image = main->find("image");
   if (image == main->end() || image->is_null()) {
     if (complete_) error(mp + ".image", "required");
-  } else if (!image->is_string() || !syntax::isImageRef(image->get<std::string>())) {
+  } else if (!image->is_string() || !syntax::is_image_ref(image->get<std::string>())) {
     error(mp + ".image", "must be an image reference");
   }
   auto args = main->find("args");
@@ -537,17 +537,17 @@ void Checker::checkPodTemplate(size_t ci, const Component& c, const std::string&
 
 }  // namespace detail
 
-std::string childName(std::string_view dgdName, std::string_view componentName) {
-  std::string out(dgdName);
+std::string child_name(std::string_view dgd_name, std::string_view component_name) {
+  std::string out(dgd_name);
   out += '-';
-  for (char ch : componentName) {
+  for (char ch : component_name) {
     char c = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     out += c == '.' ? '-' : c;
   }
   return out;
 }
 
-std::vector<FieldError> parseAndValidate(std::string_view text, const ValidateOptions& options) {
+std::vector<FieldError> parse_and_validate(std::string_view text, const ValidateOptions& options) {
   ParseResult r = parse(text);
   std::vector<FieldError> all = std::move(r.errors);
   if (!r.document) return all;
@@ -560,8 +560,8 @@ std::vector<FieldError> validate(const Dgd& dgd, const ValidateOptions& options)
   bool complete = options.mode == ValidationMode::kComplete ||
                   (options.mode == ValidationMode::kAuto && !dgd.spec.recipe.has_value());
   detail::Checker checker(dgd, complete);
-  checker.checkAll();
-  checker.checkGraph();
+  checker.check_all();
+  checker.check_graph();
   return checker.take();
 }
 

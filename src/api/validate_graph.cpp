@@ -8,16 +8,16 @@
 namespace dgd::api::detail {
 namespace {
 
-std::string specJson(const Speculative& s) {
+std::string spec_json(const Speculative& s) {
   Engine e;
   e.speculative = s;
-  return toJson(e)["speculative"].dump();
+  return to_json(e)["speculative"].dump();
 }
 
-std::string componentPath(size_t i) { return "spec.components[" + std::to_string(i) + "]"; }
+std::string component_path(size_t i) { return "spec.components[" + std::to_string(i) + "]"; }
 
 // The speculative block as the engine sees it (nullopt when off).
-std::optional<Speculative> effectiveSpeculative(const Engine& e) {
+std::optional<Speculative> effective_speculative(const Engine& e) {
   if (!e.speculative || !e.speculative->enabled.value_or(true)) return std::nullopt;
   Speculative s = *e.speculative;
   s.enabled.reset();
@@ -26,7 +26,7 @@ std::optional<Speculative> effectiveSpeculative(const Engine& e) {
 
 }  // namespace
 
-void Checker::checkGraph() {
+void Checker::check_graph() {
   const Spec& spec = dgd_.spec;
   const auto& comps = spec.components;
   const auto fw = framework();
@@ -46,7 +46,7 @@ void Checker::checkGraph() {
   // Disaggregation needs both roles.
   if (complete_) {
     if (!prefills.empty() && decodes.empty()) {
-      error(componentPath(prefills.front()) + ".type", "a prefill component needs a decode component to hand its KV cache to: add one, or use type worker for aggregated serving");
+      error(component_path(prefills.front()) + ".type", "a prefill component needs a decode component to hand its KV cache to: add one, or use type worker for aggregated serving");
     }
     // Upstream accepts a graph whose only workers are decode: the container's own args
     // decide how the engine runs. A typed engine block renders disaggregation flags, and
@@ -54,7 +54,7 @@ void Checker::checkGraph() {
     if (!decodes.empty() && prefills.empty()) {
       for (size_t i : decodes) {
         if (!comps[i].engine) continue;
-        error(componentPath(i) + ".type", "a decode component with an engine block renders --disaggregation-mode "
+        error(component_path(i) + ".type", "a decode component with an engine block renders --disaggregation-mode "
                                           "decode and needs a prefill component: add one, or use type worker "
                                           "for aggregated serving");
         break;
@@ -73,34 +73,34 @@ void Checker::checkGraph() {
     const Component& c = comps[i];
     if (c.type != ComponentType::kPrefill && c.type != ComponentType::kDecode) continue;
     const Engine& e = *c.engine;
-    std::string p = componentPath(i) + ".engine.kvTransfer";
-    if (complete_ && fw == BackendFramework::kVllm && !(e.kvTransfer && e.kvTransfer->connector)) {
+    std::string p = component_path(i) + ".engine.kvTransfer";
+    if (complete_ && fw == BackendFramework::kVllm && !(e.kv_transfer && e.kv_transfer->connector)) {
       error(p + ".connector", "disaggregated serving needs a KV-transfer connector (e.g. NixlConnector)");
     }
-    if (complete_ && fw == BackendFramework::kSglang && !(e.kvTransfer && e.kvTransfer->transferBackend)) {
+    if (complete_ && fw == BackendFramework::kSglang && !(e.kv_transfer && e.kv_transfer->transfer_backend)) {
       error(p + ".transferBackend", "disaggregated serving needs a transfer backend (e.g. mooncake)");
     }
   }
-  const Engine* firstPrefill = nullptr;
-  size_t firstPrefillIndex = 0;
+  const Engine* first_prefill = nullptr;
+  size_t first_prefill_index = 0;
   for (size_t i : prefills) {
     if (comps[i].engine) {
-      firstPrefill = &*comps[i].engine;
-      firstPrefillIndex = i;
+      first_prefill = &*comps[i].engine;
+      first_prefill_index = i;
       break;
     }
   }
-  if (firstPrefill) {
-    const std::string pp = componentPath(firstPrefillIndex) + ".engine";
+  if (first_prefill) {
+    const std::string pp = component_path(first_prefill_index) + ".engine";
     for (size_t i : decodes) {
       if (!comps[i].engine) continue;
       const Engine& d = *comps[i].engine;
-      const std::string dp = componentPath(i) + ".engine";
-      auto ps = effectiveSpeculative(*firstPrefill);
-      auto ds = effectiveSpeculative(d);
+      const std::string dp = component_path(i) + ".engine";
+      auto ps = effective_speculative(*first_prefill);
+      auto ds = effective_speculative(d);
       if (ps && ds && *ps != *ds) {
         error(dp + ".speculative", "differs from " + pp + ".speculative: prefill and decode must run the same "
-                                   "speculative config (" + specJson(*ps) + " vs " + specJson(*ds) + ")");
+                                   "speculative config (" + spec_json(*ps) + " vs " + spec_json(*ds) + ")");
       } else if (complete_ && (ps.has_value() != ds.has_value())) {
         const auto& one = ps ? *ps : *ds;
         if (one.method == "dspark") {
@@ -109,57 +109,57 @@ void Checker::checkGraph() {
                     std::string(ps ? "prefill" : "decode") + " only");
         }
       }
-      if (firstPrefill->kvTransfer && d.kvTransfer) {
-        const auto& a = *firstPrefill->kvTransfer;
-        const auto& b = *d.kvTransfer;
+      if (first_prefill->kv_transfer && d.kv_transfer) {
+        const auto& a = *first_prefill->kv_transfer;
+        const auto& b = *d.kv_transfer;
         if (a.connector && b.connector && *a.connector != *b.connector) {
           error(dp + ".kvTransfer.connector", "\"" + *b.connector + "\" differs from the prefill connector \"" + *a.connector + "\"");
         }
-        if (a.transferBackend && b.transferBackend && *a.transferBackend != *b.transferBackend) {
-          error(dp + ".kvTransfer.transferBackend", "\"" + *b.transferBackend + "\" differs from the prefill backend \"" +
-                                                        *a.transferBackend + "\"");
+        if (a.transfer_backend && b.transfer_backend && *a.transfer_backend != *b.transfer_backend) {
+          error(dp + ".kvTransfer.transferBackend", "\"" + *b.transfer_backend + "\" differs from the prefill backend \"" +
+                                                        *a.transfer_backend + "\"");
         }
       }
-      if (firstPrefill->blockSize && d.blockSize && *firstPrefill->blockSize != *d.blockSize) {
-        error(dp + ".blockSize", "differs from " + pp + ".blockSize (" + std::to_string(*firstPrefill->blockSize) +
+      if (first_prefill->block_size && d.block_size && *first_prefill->block_size != *d.block_size) {
+        error(dp + ".blockSize", "differs from " + pp + ".blockSize (" + std::to_string(*first_prefill->block_size) +
                                      "): KV blocks are transferred as they are");
       }
-      if (firstPrefill->kvCacheDtype && d.kvCacheDtype && *firstPrefill->kvCacheDtype != *d.kvCacheDtype) {
-        error(dp + ".kvCacheDtype", "differs from " + pp + ".kvCacheDtype (" + *firstPrefill->kvCacheDtype +
+      if (first_prefill->kv_cache_dtype && d.kv_cache_dtype && *first_prefill->kv_cache_dtype != *d.kv_cache_dtype) {
+        error(dp + ".kvCacheDtype", "differs from " + pp + ".kvCacheDtype (" + *first_prefill->kv_cache_dtype +
                                         "): KV blocks are transferred as they are");
       }
     }
   }
 
   // Static UCX_NET_DEVICES fights the per-pod NIC selection.
-  if (rdma && (rdma->nicSelection == NicSelection::kSriov || rdma->nicSelection == NicSelection::kPcieMap)) {
+  if (rdma && (rdma->nic_selection == NicSelection::kSriov || rdma->nic_selection == NicSelection::kPcieMap)) {
     for (const auto& env : envs_) {
       if (env.name == "UCX_NET_DEVICES") {
         error(env.path, std::string("a static UCX_NET_DEVICES overrides the NIC selected per pod by nicSelection ") +
-                            toString(*rdma->nicSelection) + " (spec.placement.rdma.nicSelection): remove it");
+                            to_string(*rdma->nic_selection) + " (spec.placement.rdma.nicSelection): remove it");
       }
-      if (env.name == "VLLM_GPU_NIC_PCIE_MAPPING" && rdma->nicSelection == NicSelection::kPcieMap) {
+      if (env.name == "VLLM_GPU_NIC_PCIE_MAPPING" && rdma->nic_selection == NicSelection::kPcieMap) {
         error(env.path, "VLLM_GPU_NIC_PCIE_MAPPING is rendered from spec.placement.rdma.pcieMap: remove it");
       }
     }
   }
-  if (rdma && rdma->nicSelection == NicSelection::kPcieMap && fw == BackendFramework::kSglang) {
+  if (rdma && rdma->nic_selection == NicSelection::kPcieMap && fw == BackendFramework::kSglang) {
     error("spec.placement.rdma.nicSelection", "pcieMap drives vLLM's VLLM_GPU_NIC_PCIE_MAPPING; it has no SGLang equivalent");
   }
 
   // SGLang recipes exist for GB200 only.
   if (fw == BackendFramework::kSglang && g && *g != GpuProduct::kGB200 && (spec.recipe || !engines.empty())) {
-    error("spec.placement.gpu", std::string("there is no SGLang recipe for ") + toString(*g) +
+    error("spec.placement.gpu", std::string("there is no SGLang recipe for ") + to_string(*g) +
                                     ": SGLang is available on GB200 only; select vLLM, or GB200");
   }
 
   // GB200 KV transfer without RDMA runs over NVLink and needs one clique.
   if (g == GpuProduct::kGB200 && disaggregated && placement && placement->nvlink &&
-      placement->nvlink->sameClique == false && !(rdma && rdma->resource)) {
+      placement->nvlink->same_clique == false && !(rdma && rdma->resource)) {
     error("spec.placement.nvlink.sameClique", "disaggregated GB200 without RDMA moves KV over NVLink: prefill and "
                                               "decode must share one NVLink clique (a split serves empty answers)");
   }
-  if (complete_ && placement && placement->separatePrefillDecode.value_or(false) && !disaggregated) {
+  if (complete_ && placement && placement->separate_prefill_decode.value_or(false) && !disaggregated) {
     error("spec.placement.separatePrefillDecode", "needs prefill and decode components");
   }
 
@@ -168,28 +168,28 @@ void Checker::checkGraph() {
     const Component& fc = comps[f];
     if (!fc.router) continue;
     const Router& r = *fc.router;
-    const std::string rp = componentPath(f) + ".router";
-    bool kvMode = !r.mode || *r.mode == RouterMode::kKv;
-    if (complete_ && r.conditionalDisaggregation && r.conditionalDisaggregation->enabled.value_or(true) &&
+    const std::string rp = component_path(f) + ".router";
+    bool kv_mode = !r.mode || *r.mode == RouterMode::kKv;
+    if (complete_ && r.conditional_disaggregation && r.conditional_disaggregation->enabled.value_or(true) &&
         prefills.empty()) {
       error(rp + ".conditionalDisaggregation", "needs prefill and decode components");
     }
-    bool anyPublishes = false;
+    bool any_publishes = false;
     for (size_t i : engines) {
       const Engine& e = *comps[i].engine;
-      const std::string ep = componentPath(i) + ".engine";
-      if (r.blockSize && e.blockSize && *r.blockSize != *e.blockSize) {
-        error(rp + ".blockSize", std::to_string(*r.blockSize) + " differs from " + ep + ".blockSize (" +
-                                     std::to_string(*e.blockSize) + "): KV-aware routing would miss every block");
+      const std::string ep = component_path(i) + ".engine";
+      if (r.block_size && e.block_size && *r.block_size != *e.block_size) {
+        error(rp + ".blockSize", std::to_string(*r.block_size) + " differs from " + ep + ".blockSize (" +
+                                     std::to_string(*e.block_size) + "): KV-aware routing would miss every block");
       }
-      bool publishes = e.kvEvents && e.kvEvents->enabled.value_or(true);
-      anyPublishes = anyPublishes || publishes;
-      if (kvMode && publishes && e.kvEvents->enableKvCacheEvents == false) {
+      bool publishes = e.kv_events && e.kv_events->enabled.value_or(true);
+      any_publishes = any_publishes || publishes;
+      if (kv_mode && publishes && e.kv_events->enable_kv_cache_events == false) {
         error(ep + ".kvEvents.enableKvCacheEvents", "false silently degrades KV-aware routing to load-based routing");
       }
     }
     // In disaggregated graphs only prefill may publish (the recipes do so); one publisher suffices.
-    if (complete_ && r.kvEvents.value_or(false) && !engines.empty() && !anyPublishes) {
+    if (complete_ && r.kv_events.value_or(false) && !engines.empty() && !any_publishes) {
       error(rp + ".kvEvents", "the router consumes KV events but no worker publishes any (engine.kvEvents)");
     }
   }

@@ -25,7 +25,7 @@ std::string quoted_list(const std::vector<std::string>& items) {
 
 }  // namespace
 
-void Checker::checkRestart(const json& value) {
+void Checker::check_restart(const json& value) {
   const std::string p = "spec.restart";
   if (!value.is_object()) return error(p, "must be an object {id, strategy}");
   for (auto it = value.begin(); it != value.end(); ++it) {

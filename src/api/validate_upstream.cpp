@@ -17,7 +17,7 @@ using syntax::shown;
 constexpr const char* kConvert = "convert the file with `dgdctl convert -f FILE` (or `kubectl dgd convert -f FILE`)";
 
 // What one experimental feature is, for the refusal (spec-level and component-level).
-std::string experimentalFeature(const std::string& key) {
+std::string experimental_feature(const std::string& key) {
   if (key == "kvTransferPolicy") return "topology-aware prefill-to-decode KV-transfer routing";
   if (key == "componentGroups") return "components scaled together as one Grove PodCliqueScalingGroup";
   if (key == "gpuMemoryService") return "the GPU Memory Service (shared GPU memory through DRA)";
@@ -29,7 +29,7 @@ std::string experimentalFeature(const std::string& key) {
 
 }  // namespace
 
-void Checker::checkUpstreamSpecField(const std::string& key, const json& value) {
+void Checker::check_upstream_spec_field(const std::string& key, const json& value) {
   const std::string p = "spec." + shown(key);
   if (key == "services" || key == "envs" || key == "pvcs") {
     error(p, "v1alpha1 field: " + std::string(kConvert));
@@ -45,17 +45,17 @@ void Checker::checkUpstreamSpecField(const std::string& key, const json& value) 
     if (!value.is_object() || value.empty()) return error(p, "experimental upstream features are not supported: remove it");
     for (auto it = value.begin(); it != value.end(); ++it) {
       error(p + "." + shown(it.key()), "experimental feature " + shown(it.key()) + " (" +
-                                           experimentalFeature(it.key()) +
+                                           experimental_feature(it.key()) +
                                            ") is not supported by dgd-operator: remove it");
     }
   } else if (key == "restart") {
-    checkRestart(value);
+    check_restart(value);
   } else {
     error(p, "unknown field");
   }
 }
 
-void Checker::checkUpstreamComponentField(size_t ci, const Component& c, const std::string& key, const json& value) {
+void Checker::check_upstream_component_field(size_t ci, const Component& c, const std::string& key, const json& value) {
   const std::string path = "spec.components[" + std::to_string(ci) + "]";
   const std::string p = path + "." + shown(key);
   if (key == "compilationCache") {
@@ -66,21 +66,21 @@ void Checker::checkUpstreamComponentField(size_t ci, const Component& c, const s
     auto pvc = value.find("pvcName");
     if (pvc == value.end() || !pvc->is_string() || pvc->get<std::string>().empty()) {
       error(p + ".pvcName", "required: the PersistentVolumeClaim that holds the compilation cache");
-    } else if (!syntax::isDns1123Subdomain(pvc->get<std::string>())) {
+    } else if (!syntax::is_dns1123_subdomain(pvc->get<std::string>())) {
       error(p + ".pvcName", "\"" + shown(pvc->get<std::string>()) + "\" is not a valid PersistentVolumeClaim name");
     }
     auto mount = value.find("mountPath");
     if (mount != value.end() && !mount->is_null()) {
-      if (!mount->is_string() || !syntax::isCleanAbsolutePath(mount->get<std::string>())) {
+      if (!mount->is_string() || !syntax::is_clean_absolute_path(mount->get<std::string>())) {
         error(p + ".mountPath", "must be a clean absolute path");
       }
-    } else if (detectedFramework(dgd_) != BackendFramework::kVllm) {
-      const auto fw = detectedFramework(dgd_);
+    } else if (detected_framework(dgd_) != BackendFramework::kVllm) {
+      const auto fw = detected_framework(dgd_);
       error(p + ".mountPath", std::string("required: only vLLM has a default compilation cache path (") +
                                   kDefaultVllmCacheMountPath + "); backend framework is " +
-                                  (fw ? toString(*fw) : "not known (set spec.backendFramework)"));
+                                  (fw ? to_string(*fw) : "not known (set spec.backendFramework)"));
     }
-    if (c.type && !isWorkerType(*c.type)) {
+    if (c.type && !is_worker_type(*c.type)) {
       error(p, "a compilation cache serves an engine: set it on a worker, prefill or decode component");
     }
   } else if (key == "globalDynamoNamespace") {
@@ -124,7 +124,7 @@ void Checker::checkUpstreamComponentField(size_t ci, const Component& c, const s
     if (!value.is_object() || value.empty()) return error(p, "experimental upstream features are not supported: remove it");
     for (auto it = value.begin(); it != value.end(); ++it) {
       error(p + "." + shown(it.key()), "experimental feature " + shown(it.key()) + " (" +
-                                           experimentalFeature(it.key()) +
+                                           experimental_feature(it.key()) +
                                            ") is not supported by dgd-operator: remove it");
     }
   } else if (key == "topologyConstraint" || key == "providerOverride") {

@@ -54,7 +54,7 @@ class JsonBuilder : public YAML::EventHandler {
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
-    if (!validUtf8(value)) throw YamlError(where(mark) + "invalid UTF-8");
+    if (!valid_utf8(value)) throw YamlError(where(mark) + "invalid UTF-8");
     add(resolve(tag, value), mark, anchor, value, 1);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
@@ -82,11 +82,11 @@ class JsonBuilder : public YAML::EventHandler {
   };
 
   static nlohmann::json resolve(const std::string& tag, const std::string& value) {
-    if (tag == "?") return resolvePlain(value);
+    if (tag == "?") return resolve_plain(value);
     if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str") return value;
     if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" || tag == "tag:yaml.org,2002:bool" ||
         tag == "tag:yaml.org,2002:null") {
-      return resolvePlain(value);
+      return resolve_plain(value);
     }
     return value;  // other explicit tags: the text
   }
@@ -164,30 +164,30 @@ constexpr std::array<unsigned char, 256> kCharClass = [] {
   return t;
 }();
 
-bool isAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Whether any of the 8 bytes of `w` is a control character (< 0x20 or 0x7f), '#' or ':'
 // (exact about "any", SWAR style: hasless / haszero of the bit-twiddling hacks).
-bool anySpecialByte(uint64_t w) {
+bool any_special_byte(uint64_t w) {
   constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-  const auto hasZero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  return ((w - 0x20 * kOnes) & ~w & kHigh) | hasZero(w ^ (0x7f * kOnes)) | hasZero(w ^ ('#' * kOnes)) |
-         hasZero(w ^ (':' * kOnes));
+  const auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  return ((w - 0x20 * kOnes) & ~w & kHigh) | has_zero(w ^ (0x7f * kOnes)) | has_zero(w ^ ('#' * kOnes)) |
+         has_zero(w ^ (':' * kOnes));
 }
 
-bool needsQuotes(std::string_view s) {
+bool needs_quotes(std::string_view s) {
   if (s.empty()) return true;
   if (s.front() == ' ' || s.back() == ' ') return true;
   // "-x" / "?x" / ":x" are plain-safe only when followed by a non-space; keep it simple.
   static constexpr std::string_view kIndicators = "-?:,[]{}#&*!|>'\"%@`";
-  if (!isAsciiLetter(s.front()) && kIndicators.find(s.front()) != std::string_view::npos) return true;
+  if (!is_ascii_letter(s.front()) && kIndicators.find(s.front()) != std::string_view::npos) return true;
   // Eight bytes at a time up to the first word holding a byte that matters, then byte by
   // byte from that word on.
   size_t i = 0;
   for (; i + 8 <= s.size(); i += 8) {
     uint64_t w;
     std::memcpy(&w, s.data() + i, 8);
-    if (anySpecialByte(w)) break;
+    if (any_special_byte(w)) break;
   }
   for (; i < s.size(); ++i) {
     switch (kCharClass[static_cast<unsigned char>(s[i])]) {
@@ -203,23 +203,23 @@ bool needsQuotes(std::string_view s) {
   // A word starting with a letter is never a number, and a null or boolean word only when
   // it has at most 5 characters and starts with one of their letters (plainIsString
   // decides those).
-  if (isAsciiLetter(s.front())) {
+  if (is_ascii_letter(s.front())) {
     static constexpr std::string_view kWordStarts = "nNtTyYoOfF";
     if (s.size() > 5 || kWordStarts.find(s.front()) == std::string_view::npos) return false;
   }
   if (s == ".inf" || s == "-.inf" || s == "+.inf" || s == ".nan" || s == ".NaN" || s == ".Inf") return true;
-  return !plainIsString(s);  // would read back as null / bool / number
+  return !plain_is_string(s);  // would read back as null / bool / number
 }
 
 // Whether any of the 8 bytes of `w` is a control character (< 0x20, newline and tab
 // included) or DEL (exact about "any", as anySpecialByte).
-bool anyControlByte(uint64_t w) {
+bool any_control_byte(uint64_t w) {
   constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
   const uint64_t del = w ^ (0x7f * kOnes);
   return (((w - 0x20 * kOnes) & ~w) | ((del - kOnes) & ~del)) & kHigh;
 }
 
-bool literalBlockOk(const std::string& s) {
+bool literal_block_ok(const std::string& s) {
   if (s.find('\n') == std::string::npos) return false;
   if (s.front() == ' ' || s.front() == '\n') return false;  // needs an indentation indicator
   // At most one trailing newline ("|" or "|-").
@@ -231,7 +231,7 @@ bool literalBlockOk(const std::string& s) {
     if (i + 8 <= s.size()) {
       uint64_t w;
       std::memcpy(&w, s.data() + i, 8);
-      if (!anyControlByte(w)) {
+      if (!any_control_byte(w)) {
         i += 8;
         continue;
       }
@@ -249,8 +249,8 @@ bool literalBlockOk(const std::string& s) {
 
 // A JSON string literal, as nlohmann::json(s).dump() spells it (YAML reads JSON strings
 // as double-quoted scalars).
-void appendQuoted(std::string& out, const std::string& s) {
-  if (!validUtf8(s)) {
+void append_quoted(std::string& out, const std::string& s) {
+  if (!valid_utf8(s)) {
     out += nlohmann::json(s).dump();  // throws, as serializing the value would
     return;
   }
@@ -281,19 +281,19 @@ void appendQuoted(std::string& out, const std::string& s) {
   out += '"';
 }
 
-void appendString(std::string& out, const std::string& s) {
-  if (needsQuotes(s)) {
-    appendQuoted(out, s);
+void append_string(std::string& out, const std::string& s) {
+  if (needs_quotes(s)) {
+    append_quoted(out, s);
   } else {
     out += s;
   }
 }
 
-void emitScalar(std::string& out, const nlohmann::json& v, int indent) {
+void emit_scalar(std::string& out, const nlohmann::json& v, int indent) {
   switch (v.type()) {
     case nlohmann::json::value_t::string: {
       const auto& s = v.get_ref<const std::string&>();
-      if (literalBlockOk(s)) {
+      if (literal_block_ok(s)) {
         out += s.back() == '\n' ? "|\n" : "|-\n";
         size_t start = 0;
         while (start < s.size()) {
@@ -308,7 +308,7 @@ void emitScalar(std::string& out, const nlohmann::json& v, int indent) {
         }
         return;
       }
-      appendString(out, s);
+      append_string(out, s);
       break;
     }
     case nlohmann::json::value_t::boolean:
@@ -328,69 +328,69 @@ void emitScalar(std::string& out, const nlohmann::json& v, int indent) {
   out += '\n';
 }
 
-bool isEmptyCollection(const nlohmann::json& v) { return (v.is_object() || v.is_array()) && v.empty(); }
+bool is_empty_collection(const nlohmann::json& v) { return (v.is_object() || v.is_array()) && v.empty(); }
 
 void emit(std::string& out, const nlohmann::json& v, int indent);
 
-void emitObject(std::string& out, const nlohmann::json& v, int indent, bool firstInline) {
+void emit_object(std::string& out, const nlohmann::json& v, int indent, bool first_inline) {
   bool first = true;
   for (auto it = v.begin(); it != v.end(); ++it) {
-    if (!(first && firstInline)) out.append(static_cast<size_t>(indent), ' ');
+    if (!(first && first_inline)) out.append(static_cast<size_t>(indent), ' ');
     first = false;
-    appendString(out, it.key());
+    append_string(out, it.key());
     out += ':';
     const auto& child = it.value();
-    if (isEmptyCollection(child)) {
+    if (is_empty_collection(child)) {
       out += child.is_object() ? " {}\n" : " []\n";
     } else if (child.is_object()) {
       out += '\n';
-      emitObject(out, child, indent + 2, false);
+      emit_object(out, child, indent + 2, false);
     } else if (child.is_array()) {
       out += '\n';
       emit(out, child, indent);  // block sequences sit at the key's indentation
     } else {
       out += ' ';
-      emitScalar(out, child, indent + 2);
+      emit_scalar(out, child, indent + 2);
     }
   }
 }
 
-void emitArray(std::string& out, const nlohmann::json& v, int indent) {
+void emit_array(std::string& out, const nlohmann::json& v, int indent) {
   for (const auto& item : v) {
     out.append(static_cast<size_t>(indent), ' ');
     out += '-';
-    if (isEmptyCollection(item)) {
+    if (is_empty_collection(item)) {
       out += item.is_object() ? " {}\n" : " []\n";
     } else if (item.is_object()) {
       out += ' ';
-      emitObject(out, item, indent + 2, true);
+      emit_object(out, item, indent + 2, true);
     } else if (item.is_array()) {
       out += '\n';
-      emitArray(out, item, indent + 2);
+      emit_array(out, item, indent + 2);
     } else {
       out += ' ';
-      emitScalar(out, item, indent + 2);
+      emit_scalar(out, item, indent + 2);
     }
   }
 }
 
 void emit(std::string& out, const nlohmann::json& v, int indent) {
-  if (isEmptyCollection(v)) {
+  if (is_empty_collection(v)) {
     out.append(static_cast<size_t>(indent), ' ');
     out += v.is_object() ? "{}\n" : "[]\n";
   } else if (v.is_object()) {
-    emitObject(out, v, indent, false);
+    emit_object(out, v, indent, false);
   } else if (v.is_array()) {
-    emitArray(out, v, indent);
+    emit_array(out, v, indent);
   } else {
     out.append(static_cast<size_t>(indent), ' ');
-    emitScalar(out, v, indent + 2);
+    emit_scalar(out, v, indent + 2);
   }
 }
 
 }  // namespace
 
-std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
+std::vector<nlohmann::json> yaml_to_json_documents(std::string_view text) {
   std::vector<nlohmann::json> out;
   try {
     std::istringstream in{std::string(text)};
@@ -416,8 +416,8 @@ std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text) {
   return out;
 }
 
-nlohmann::json yamlToJson(std::string_view text) {
-  auto docs = yamlToJsonDocuments(text);
+nlohmann::json yaml_to_json(std::string_view text) {
+  auto docs = yaml_to_json_documents(text);
   if (docs.empty()) return nullptr;
   if (docs.size() > 1) {
     throw YamlError("expected one YAML document, found " + std::to_string(docs.size()));
@@ -425,13 +425,13 @@ nlohmann::json yamlToJson(std::string_view text) {
   return std::move(docs.front());
 }
 
-std::string jsonToYaml(const nlohmann::json& value) {
+std::string json_to_yaml(const nlohmann::json& value) {
   std::string out;
   out.reserve(4096);
   emit(out, value, 0);
   return out;
 }
 
-void appendYaml(std::string& out, const nlohmann::json& value) { emit(out, value, 0); }
+void append_yaml(std::string& out, const nlohmann::json& value) { emit(out, value, 0); }
 
 }  // namespace dgd::api

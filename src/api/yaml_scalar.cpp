@@ -16,7 +16,7 @@ namespace {
 // after one or two comparisons.
 enum class Word { kNone, kNull, kTrue, kFalse };
 
-Word plainWord(std::string_view s) {
+Word plain_word(std::string_view s) {
   const auto is = [&](std::string_view lower, std::string_view title, std::string_view upper) {
     return s == lower || s == title || s == upper;
   };
@@ -49,9 +49,9 @@ Word plainWord(std::string_view s) {
   }
 }
 
-bool isNullWord(std::string_view s) { return plainWord(s) == Word::kNull; }
+bool is_null_word(std::string_view s) { return plain_word(s) == Word::kNull; }
 
-bool allDigits(std::string_view s) {
+bool all_digits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
@@ -59,14 +59,14 @@ bool allDigits(std::string_view s) {
   return true;
 }
 
-std::string_view withoutSign(std::string_view s) {
+std::string_view without_sign(std::string_view s) {
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
   return s;
 }
 
 // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?  (hand-written: std::regex recurses
 // per character and overflows the stack on long hostile scalars).
-bool looksLikeFloat(std::string_view s) {
+bool looks_like_float(std::string_view s) {
   size_t i = 0;
   auto digits = [&] {
     size_t start = i;
@@ -74,13 +74,13 @@ bool looksLikeFloat(std::string_view s) {
     return i - start;
   };
   if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-  size_t intDigits = digits();
-  size_t fracDigits = 0;
+  size_t int_digits = digits();
+  size_t frac_digits = 0;
   if (i < s.size() && s[i] == '.') {
     ++i;
-    fracDigits = digits();
+    frac_digits = digits();
   }
-  if (intDigits == 0 && fracDigits == 0) return false;
+  if (int_digits == 0 && frac_digits == 0) return false;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
     if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
@@ -91,15 +91,15 @@ bool looksLikeFloat(std::string_view s) {
 
 }  // namespace
 
-nlohmann::json resolvePlain(std::string s) {
-  switch (plainWord(s)) {
+nlohmann::json resolve_plain(std::string s) {
+  switch (plain_word(s)) {
     case Word::kNull: return nullptr;
     case Word::kTrue: return true;
     case Word::kFalse: return false;
     case Word::kNone: break;
   }
-  const std::string_view digits = withoutSign(s);
-  if (allDigits(digits)) {
+  const std::string_view digits = without_sign(s);
+  if (all_digits(digits)) {
     const bool negative = s[0] == '-';
     errno = 0;
     if (negative) {
@@ -116,7 +116,7 @@ nlohmann::json resolvePlain(std::string s) {
     }
     return std::strtod(s.c_str(), nullptr);  // out of 64-bit range: a float, as in Go
   }
-  if (looksLikeFloat(s)) {
+  if (looks_like_float(s)) {
     double v = std::strtod(s.c_str(), nullptr);
     if (std::isfinite(v)) return v;
   }
@@ -124,16 +124,16 @@ nlohmann::json resolvePlain(std::string s) {
   return s;
 }
 
-bool plainIsNull(std::string_view s) { return isNullWord(s); }
+bool plain_is_null(std::string_view s) { return is_null_word(s); }
 
-bool plainIsString(std::string_view s) {
-  if (plainWord(s) != Word::kNone) return false;
-  if (allDigits(withoutSign(s))) return false;  // an integer, or a float beyond 64 bits
-  if (looksLikeFloat(s)) return !std::isfinite(std::strtod(std::string(s).c_str(), nullptr));
+bool plain_is_string(std::string_view s) {
+  if (plain_word(s) != Word::kNone) return false;
+  if (all_digits(without_sign(s))) return false;  // an integer, or a float beyond 64 bits
+  if (looks_like_float(s)) return !std::isfinite(std::strtod(std::string(s).c_str(), nullptr));
   return true;
 }
 
-bool validUtf8(std::string_view s) {
+bool valid_utf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     unsigned char c = static_cast<unsigned char>(s[i]);

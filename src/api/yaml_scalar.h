@@ -16,16 +16,16 @@ inline constexpr int kMaxDepth = 256;
 
 // Plain scalar → JSON value (null, YAML 1.1 bool, integer, float or the string itself),
 // as sigs.k8s.io/yaml resolves it.
-nlohmann::json resolvePlain(std::string s);
+nlohmann::json resolve_plain(std::string s);
 
-// resolvePlain(s).is_null(), without building the value.
-bool plainIsNull(std::string_view s);
+// resolve_plain(s).is_null(), without building the value.
+bool plain_is_null(std::string_view s);
 
-// resolvePlain(s).is_string(), without building the value (the emitter asks this of
+// resolve_plain(s).is_string(), without building the value (the emitter asks this of
 // every string it writes).
-bool plainIsString(std::string_view s);
+bool plain_is_string(std::string_view s);
 
 // Strict UTF-8 (JSON strings must be valid UTF-8, or serializing them later throws).
-bool validUtf8(std::string_view s);
+bool valid_utf8(std::string_view s);
 
 }  // namespace dgd::api::yaml_detail

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     std::string json;
     if (is_yaml(argv[i])) {
       try {
-        json = dgd::api::yamlToJson(text.str()).dump();
+        json = dgd::api::yaml_to_json(text.str()).dump();
       } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", argv[i], e.what());
         return 1;

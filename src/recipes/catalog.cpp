@@ -18,7 +18,7 @@ namespace {
 // has provider variants (the V4.1 SGLang disaggregated target, as the recipe page names it).
 bool is_recipe_file(std::string_view name) { return name == "deploy.yaml" || name == "deploy-generic.yaml"; }
 
-std::vector<std::string> splitPath(std::string_view p) {
+std::vector<std::string> split_path(std::string_view p) {
   std::vector<std::string> parts;
   size_t start = 0;
   while (start <= p.size()) {
@@ -30,7 +30,7 @@ std::vector<std::string> splitPath(std::string_view p) {
   return parts;
 }
 
-std::string joinNames(const std::vector<const Recipe*>& rs) {
+std::string join_names(const std::vector<const Recipe*>& rs) {
   std::string out;
   for (const auto* r : rs) {
     if (!out.empty()) out += ", ";
@@ -48,7 +48,7 @@ const Catalog& Catalog::builtin() {
   return catalog;
 }
 
-Catalog Catalog::fromFiles(const std::vector<EmbeddedFile>& files,
+Catalog Catalog::from_files(const std::vector<EmbeddedFile>& files,
                            std::vector<api::FieldError>* errors) {
   return build(files, errors);
 }
@@ -62,8 +62,8 @@ struct Recipe::Parsed {
 
   void parse(const std::string& yaml) {
     std::call_once(once, [&] {
-      result = !json_text.empty() ? api::fromJson(nlohmann::json::parse(json_text)) : api::parse(yaml);
-      document = api::toJson(result.dgd);
+      result = !json_text.empty() ? api::from_json(nlohmann::json::parse(json_text)) : api::parse(yaml);
+      document = api::to_json(result.dgd);
     });
   }
 };
@@ -84,7 +84,7 @@ Catalog Catalog::build(const std::vector<EmbeddedFile>& files, std::vector<api::
     // [<family>/]<model>/<framework>/<target>/deploy.yaml: the name is the last three
     // folders, so a model kept under a family folder (recipes/deepseek-v4/deepseek-v4-flash)
     // is named as the others.
-    auto parts = splitPath(f.path);
+    auto parts = split_path(f.path);
     const size_t n = parts.size();
     if (n < 4 || n > 5 || !is_recipe_file(parts[n - 1])) continue;
     Recipe r;
@@ -127,8 +127,8 @@ const Recipe* Catalog::find(std::string_view name) const {
   return nullptr;
 }
 
-std::string Catalog::explainMissing(std::string_view name) const {
-  auto parts = splitPath(name);
+std::string Catalog::explain_missing(std::string_view name) const {
+  auto parts = split_path(name);
   const std::string model = parts.size() > 0 ? parts[0] : "";
   const std::string framework = parts.size() > 1 ? parts[1] : "";
   const std::string target = parts.size() > 2 ? parts[2] : "";
@@ -147,8 +147,8 @@ std::string Catalog::explainMissing(std::string_view name) const {
         if (r.framework == "vllm" && contains(r.target, "-" + lower_gpu + "-")) vllm.push_back(&r);
       }
       std::string msg = "there is no SGLang recipe for " + std::string(gpu) + " (SGLang recipes exist for GB200 only)";
-      if (!vllm.empty()) msg += "; for " + std::string(gpu) + " use vLLM: " + joinNames(vllm);
-      if (!sglang.empty()) msg += "; SGLang on GB200: " + joinNames(sglang);
+      if (!vllm.empty()) msg += "; for " + std::string(gpu) + " use vLLM: " + join_names(vllm);
+      if (!sglang.empty()) msg += "; SGLang on GB200: " + join_names(sglang);
       return msg;
     }
   }
@@ -160,10 +160,10 @@ std::string Catalog::explainMissing(std::string_view name) const {
   if (near.empty()) {
     for (const auto& r : recipes_) near.push_back(&r);
   }
-  return "unknown recipe \"" + std::string(name) + "\"; known recipes: " + joinNames(near);
+  return "unknown recipe \"" + std::string(name) + "\"; known recipes: " + join_names(near);
 }
 
-const std::string* embeddedFile(std::string_view path) {
+const std::string* embedded_file(std::string_view path) {
   for (const auto& f : embedded::files()) {
     if (f.path == path) return &f.content;
   }

@@ -17,14 +17,14 @@ using nlohmann::json;
 using Errors = std::vector<api::FieldError>;
 
 // Objects merge key by key, anything else is replaced. `base` is consumed.
-json deepMerge(json base, const json& over) {
+json deep_merge(json base, const json& over) {
   if (!base.is_object() || !over.is_object()) return over;
   for (auto it = over.begin(); it != over.end(); ++it) {
     auto found = base.find(it.key());
     if (found == base.end()) {
       base[it.key()] = it.value();
     } else {
-      *found = deepMerge(std::move(*found), it.value());
+      *found = deep_merge(std::move(*found), it.value());
     }
   }
   return base;
@@ -33,7 +33,7 @@ json deepMerge(json base, const json& over) {
 // Lists of {name: ...} items: an item of `over` replaces the same-named item of `base`
 // in place (the first of that name); new names are appended in `over`'s order. A map of
 // names keeps it linear: a user's env list can hold tens of thousands of entries.
-json mergeByName(const json& base, const json& over) {
+json merge_by_name(const json& base, const json& over) {
   if (!base.is_array()) return over;
   if (!over.is_array()) return base;
   json out = base;
@@ -75,7 +75,7 @@ json mergeByName(const json& base, const json& over) {
 
 // `out` is the recipe's component (consumed); each key of `over` is merged into it once,
 // so out[key] is still the recipe's value when that key is merged.
-json mergeComponent(json out, const json& over, const std::string& path, Errors& errors) {
+json merge_component(json out, const json& over, const std::string& path, Errors& errors) {
   for (auto it = over.begin(); it != over.end(); ++it) {
     const std::string& key = it.key();
     if (key == "type" && out.contains("type") && out["type"] != it.value()) {
@@ -86,7 +86,7 @@ json mergeComponent(json out, const json& over, const std::string& path, Errors&
       continue;
     }
     if (key == "env") {
-      out[key] = mergeByName(out.value(key, json::array()), it.value());
+      out[key] = merge_by_name(out.value(key, json::array()), it.value());
     } else if (key == "podTemplate" && out.contains(key) && out[key].is_object() && it.value().is_object()) {
       try {
         out[key] = object::strategic_merge(out[key], it.value(), object::pod_template_spec_schema());
@@ -94,7 +94,7 @@ json mergeComponent(json out, const json& over, const std::string& path, Errors&
         errors.push_back({path + ".podTemplate", std::string("cannot merge over the recipe's podTemplate: ") + e.what()});
       }
     } else if (out.contains(key)) {
-      out[key] = deepMerge(std::move(out[key]), it.value());
+      out[key] = deep_merge(std::move(out[key]), it.value());
     } else {
       out[key] = it.value();
     }
@@ -102,7 +102,7 @@ json mergeComponent(json out, const json& over, const std::string& path, Errors&
   return out;
 }
 
-json mergeComponents(json base, const json& over, Errors& errors) {
+json merge_components(json base, const json& over, Errors& errors) {
   json out = base.is_array() ? std::move(base) : json::array();
   if (!over.is_array()) return out;
   for (size_t i = 0; i < over.size(); ++i) {
@@ -111,7 +111,7 @@ json mergeComponents(json base, const json& over, Errors& errors) {
     bool matched = false;
     for (auto& existing : out) {
       if (existing.is_object() && c.is_object() && existing.value("name", json()) == c.value("name", json())) {
-        existing = mergeComponent(std::move(existing), c, path, errors);
+        existing = merge_component(std::move(existing), c, path, errors);
         matched = true;
         break;
       }
@@ -123,7 +123,7 @@ json mergeComponents(json base, const json& over, Errors& errors) {
 
 }  // namespace
 
-json overlayDgd(const json& base, const json& over, Errors& errors) {
+json overlay_dgd(const json& base, const json& over, Errors& errors) {
   json out = base;
   if (over.contains("metadata")) out["metadata"] = over["metadata"];
   for (const char* top : {"apiVersion", "kind"}) {
@@ -136,15 +136,15 @@ json overlayDgd(const json& base, const json& over, Errors& errors) {
   for (auto it = spec.begin(); it != spec.end(); ++it) {
     const std::string& key = it.key();
     if (key == "components") {
-      merged[key] = mergeComponents(merged.contains(key) ? std::move(merged[key]) : json::array(), it.value(), errors);
+      merged[key] = merge_components(merged.contains(key) ? std::move(merged[key]) : json::array(), it.value(), errors);
     } else if (key == "env") {
-      merged[key] = mergeByName(merged.value(key, json::array()), it.value());
+      merged[key] = merge_by_name(merged.value(key, json::array()), it.value());
     } else if (key == "backendFramework" && merged.contains(key) && merged[key] != it.value()) {
       errors.push_back({"spec.backendFramework", "the recipe is for " + merged[key].get<std::string>() +
                                                      "; pick a recipe of framework " + it.value().dump() +
                                                      " or leave backendFramework out"});
     } else if (merged.contains(key)) {
-      merged[key] = deepMerge(std::move(merged[key]), it.value());
+      merged[key] = deep_merge(std::move(merged[key]), it.value());
     } else {
       merged[key] = it.value();
     }
@@ -159,20 +159,20 @@ ExpandResult expand(const Catalog& catalog, const api::Dgd& user) {
   ExpandResult r;
   if (!user.spec.recipe) {
     r.graph = user;
-    api::applyDefaults(r.graph);
+    api::apply_defaults(r.graph);
     return r;
   }
   const Recipe* recipe = catalog.find(*user.spec.recipe);
   if (recipe == nullptr) {
-    r.errors.push_back({"spec.recipe", catalog.explainMissing(*user.spec.recipe)});
+    r.errors.push_back({"spec.recipe", catalog.explain_missing(*user.spec.recipe)});
     r.graph = user;
     return r;
   }
-  json merged = overlayDgd(recipe->document(), api::toJson(user), r.errors);
-  auto parsed = api::fromJson(std::move(merged));
+  json merged = overlay_dgd(recipe->document(), api::to_json(user), r.errors);
+  auto parsed = api::from_json(std::move(merged));
   for (auto& e : parsed.errors) r.errors.push_back(std::move(e));
   r.graph = std::move(parsed.dgd);
-  api::applyDefaults(r.graph);
+  api::apply_defaults(r.graph);
   return r;
 }
 
@@ -180,7 +180,7 @@ ExpandResult expand(const Catalog& catalog, api::Dgd&& user) {
   if (user.spec.recipe) return expand(catalog, static_cast<const api::Dgd&>(user));
   ExpandResult r;
   r.graph = std::move(user);
-  api::applyDefaults(r.graph);
+  api::apply_defaults(r.graph);
   return r;
 }
 

@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kComponents = "spec.components[";
 
 // The index `path` names in spec.components, and where its closing bracket is.
-std::optional<std::pair<size_t, size_t>> componentIndex(const std::string& path) {
+std::optional<std::pair<size_t, size_t>> component_index(const std::string& path) {
   if (path.compare(0, kComponents.size(), kComponents) != 0) return std::nullopt;
   const size_t close = path.find(']', kComponents.size());
   if (close == std::string::npos || close == kComponents.size() || close - kComponents.size() > 6) return std::nullopt;
@@ -26,10 +26,10 @@ std::optional<std::pair<size_t, size_t>> componentIndex(const std::string& path)
 
 }  // namespace
 
-std::vector<api::FieldError> inUserPaths(std::vector<api::FieldError> problems, const api::Dgd& graph,
+std::vector<api::FieldError> in_user_paths(std::vector<api::FieldError> problems, const api::Dgd& graph,
                                          const api::Dgd& user) {
   for (auto& e : problems) {
-    const auto at = componentIndex(e.path);
+    const auto at = component_index(e.path);
     if (!at || at->first >= graph.spec.components.size()) continue;
     const std::string& name = graph.spec.components[at->first].name;
     const auto& mine = user.spec.components;
@@ -44,7 +44,7 @@ std::vector<api::FieldError> inUserPaths(std::vector<api::FieldError> problems, 
   return problems;
 }
 
-CheckResult expandAndValidate(const Catalog& catalog, api::Dgd&& user) {
+CheckResult expand_and_validate(const Catalog& catalog, api::Dgd&& user) {
   CheckResult r;
   std::set<std::string> seen;
   auto add = [&](std::vector<api::FieldError>&& found) {
@@ -67,7 +67,7 @@ CheckResult expandAndValidate(const Catalog& catalog, api::Dgd&& user) {
   auto expanded = expand(catalog, static_cast<const api::Dgd&>(user));
   add(std::move(expanded.errors));
   if (!r.ok()) return r;
-  add(inUserPaths(api::validate(expanded.graph, api::ValidateOptions{api::ValidationMode::kComplete}),
+  add(in_user_paths(api::validate(expanded.graph, api::ValidateOptions{api::ValidationMode::kComplete}),
                   expanded.graph, user));
   if (r.ok()) r.graph = std::move(expanded.graph);
   return r;

@@ -96,7 +96,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
   if (!spec.errors.empty()) return invalid_plan(s, std::move(*whole), std::move(spec.errors));
 
   Plan p = begin_plan(PlanKind::kSync, dgd);
-  if (const auto& backend = spec.expanded->graph.spec.backendFramework) p.backend_framework = api::toString(*backend);
+  if (const auto& backend = spec.expanded->graph.spec.backend_framework) p.backend_framework = api::to_string(*backend);
   auto m = std::make_shared<DgdMemo>();
   m->uid = p.uid;
   m->fingerprint = dgd_fingerprint(dgd);
@@ -171,7 +171,7 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
     std::set<std::string> workers;
     std::map<std::string, int64_t> live_replicas;
     for (const auto& d : desired) {
-      if (d.value("kind", "") == "Deployment" && render::isWorkerObject(d)) workers.insert(meta_string(d, "name"));
+      if (d.value("kind", "") == "Deployment" && render::is_worker_object(d)) workers.insert(meta_string(d, "name"));
     }
     for (const auto& [k, o] : live_by_key) {
       if (o->value("kind", "") == "Deployment") live_replicas[k] = o->value("/spec/replicas"_json_pointer, int64_t{1});
@@ -223,9 +223,9 @@ Plan plan(const Snapshot& s, const recipes::Catalog& catalog, const DgdMemo* mem
   for (const auto& c : spec.expanded->graph.spec.components) {
     auto name = generations.deployment_of.find(c.name);
     auto want_replicas = generations.desired_of.find(c.name);
-    DgdMemo::Component mc{c.name, c.type ? api::toString(*c.type) : "worker",
+    DgdMemo::Component mc{c.name, c.type ? api::to_string(*c.type) : "worker",
                           want_replicas != generations.desired_of.end() ? want_replicas->second : c.replicas.value_or(1),
-                          name != generations.deployment_of.end() ? name->second : api::childName(s.key.name, c.name),
+                          name != generations.deployment_of.end() ? name->second : api::child_name(s.key.name, c.name),
                           false};
     const std::string k = deployment_key(s.key.ns, mc.deployment);
     auto want = std::find_if(desired.begin(), desired.end(), [&](const json& d) { return object_key(d) == k; });

@@ -80,14 +80,14 @@ std::string ModelCacheSpec::what() const { return revision.empty() ? model : mod
 
 std::optional<ModelCacheSpec> model_cache_spec(const api::Dgd& graph) {
   const auto& m = graph.spec.model;
-  if (!m || !m->cache || !m->cache->claimName || m->cache->claimName->empty()) return std::nullopt;
+  if (!m || !m->cache || !m->cache->claim_name || m->cache->claim_name->empty()) return std::nullopt;
   ModelCacheSpec s;
-  s.claim = *m->cache->claimName;
+  s.claim = *m->cache->claim_name;
   s.model = m->id.value_or("");
   s.revision = m->revision.value_or("");
   // The same rule as the renderer's: a download Job needs the block, enabled, and a model id.
   if (m->download && m->download->enabled.value_or(true) && m->id) {
-    s.job_name = render::downloadJobName(s.claim, s.model, s.revision);
+    s.job_name = render::download_job_name(s.claim, s.model, s.revision);
   }
   return s;
 }

@@ -180,8 +180,8 @@ int run_operator(const OperatorOptions& options, const kube::CancelToken& stop) 
   ro.status_progress_interval = options.status_progress_interval;
   ro.status_progress_qps = options.status_progress_qps;
   ro.pod_monitors = options.pod_monitors;
-  ro.render.plannerClusterRole = options.planner_cluster_role;
-  ro.render.prometheusEndpoint = options.prometheus_endpoint;
+  ro.render.planner_cluster_role = options.planner_cluster_role;
+  ro.render.prometheus_endpoint = options.prometheus_endpoint;
   auto reconciler = std::make_shared<DgdReconciler>(cluster, recipes::Catalog::builtin(), ro);
   runtime::ControllerOptions cto;
   cto.name = "dynamographdeployment";

@@ -35,7 +35,7 @@ std::string name_of(const json& obj) { return str(obj, {"metadata", "name"}); }
 bool names_component(const json& adapter, const std::string& dgd, const std::string& component) {
   return str(adapter, {"spec", "dgdRef", "name"}) == dgd &&
          str(adapter, {"spec", "dgdRef", "componentName"}) == component &&
-         name_of(adapter) == api::childName(dgd, component);
+         name_of(adapter) == api::child_name(dgd, component);
 }
 
 const api::Component* find_component(const api::Dgd& graph, const std::string& name) {
@@ -80,7 +80,7 @@ AdapterReplicas adapter_replicas(const std::vector<json>& adapters, const std::s
 
 void apply_desired_replicas(api::Dgd& graph, const AdapterReplicas& adapters) {
   for (auto& c : graph.spec.components) {
-    if (!api::hasScalingAdapter(c)) continue;
+    if (!api::has_scaling_adapter(c)) continue;
     auto it = adapters.find(c.name);
     // No adapter yet: the DGD's count, which the adapter is created with.
     if (it != adapters.end()) c.replicas = it->second;
@@ -96,7 +96,7 @@ std::vector<json> desired_adapters(const api::Dgd& graph, const std::string& ns)
   std::vector<json> out;
   const std::string& dgd = graph.metadata.name;
   for (const auto& c : graph.spec.components) {
-    if (!api::hasScalingAdapter(c)) continue;
+    if (!api::has_scaling_adapter(c)) continue;
     json owner = {{"apiVersion", api::kApiVersion}, {"kind", api::kKind},       {"name", dgd},
                   {"uid", ""},                      {"controller", true},      {"blockOwnerDeletion", true}};
     json labels = {{render::kLabelDgdName, dgd}, {render::kLabelComponent, c.name},
@@ -104,7 +104,7 @@ std::vector<json> desired_adapters(const api::Dgd& graph, const std::string& ns)
     out.push_back({{"apiVersion", api::kApiVersion},
                    {"kind", kAdapterKind},
                    {"metadata",
-                    {{"name", api::childName(dgd, c.name)},
+                    {{"name", api::child_name(dgd, c.name)},
                      {"namespace", ns},
                      {"labels", std::move(labels)},
                      {"ownerReferences", json::array({std::move(owner)})}}},
@@ -128,13 +128,13 @@ AdapterPlan plan_adapters(const api::Dgd& graph, const std::string& dgd, const s
     const std::string component = str(a, {"spec", "dgdRef", "componentName"});
     const api::Component* c = find_component(graph, component);
     // The operator's own adapter of a component that opted out or went is pruned, not refused.
-    if ((c == nullptr || !api::hasScalingAdapter(*c)) && is_controlled_by(a, dgd_uid)) continue;
+    if ((c == nullptr || !api::has_scaling_adapter(*c)) && is_controlled_by(a, dgd_uid)) continue;
     if (c == nullptr) {
       p.refused.push_back({a, "spec.dgdRef.componentName: Not found: \"" + component + "\": DynamoGraphDeployment " +
                                   dgd + " has no such component; nothing is scaled"});
       continue;
     }
-    if (!api::hasScalingAdapter(*c)) {
+    if (!api::has_scaling_adapter(*c)) {
       p.refused.push_back({a, "spec.dgdRef.componentName: Invalid value: \"" + component + "\": component " +
                                   component + " of DynamoGraphDeployment " + dgd +
                                   " does not set scalingAdapter (add scalingAdapter: {} to it); nothing is scaled"});

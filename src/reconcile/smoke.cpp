@@ -69,7 +69,7 @@ std::optional<std::string> model_from_args(const api::Dgd& graph) {
   for (const char* flag : {"--served-model-name", "--model", "--model-path"}) {
     for (const auto& c : graph.spec.components) {
       if (c.type && *c.type == api::ComponentType::kFrontend) continue;
-      const json& pt = c.podTemplate;
+      const json& pt = c.pod_template;
       if (!pt.is_object()) continue;
       const json containers = pt.value("/spec/containers"_json_pointer, json::array());
       for (const auto& ct : containers) {
@@ -111,15 +111,15 @@ bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std:
 SmokePlan smoke_plan(const api::Dgd& user, const api::Dgd& graph) {
   SmokePlan plan;
   // The graph holds the recipe's block merged with the user's, field by field.
-  const auto& st = graph.spec.smokeTest ? graph.spec.smokeTest : user.spec.smokeTest;
+  const auto& st = graph.spec.smoke_test ? graph.spec.smoke_test : user.spec.smoke_test;
   plan.enabled = st && st->enabled ? *st->enabled : user.spec.recipe.has_value();
   if (st) {
-    if (st->maxTokens) plan.max_tokens = *st->maxTokens;
-    if (st->timeoutSeconds) plan.timeout = std::chrono::seconds(*st->timeoutSeconds);
+    if (st->max_tokens) plan.max_tokens = *st->max_tokens;
+    if (st->timeout_seconds) plan.timeout = std::chrono::seconds(*st->timeout_seconds);
     if (st->prompt) plan.prompt = *st->prompt;
   }
-  if (graph.spec.model && graph.spec.model->servedName) {
-    plan.model = *graph.spec.model->servedName;
+  if (graph.spec.model && graph.spec.model->served_name) {
+    plan.model = *graph.spec.model->served_name;
   } else if (graph.spec.model && graph.spec.model->id) {
     plan.model = *graph.spec.model->id;
   } else if (auto m = model_from_args(graph)) {
@@ -131,9 +131,9 @@ SmokePlan smoke_plan(const api::Dgd& user, const api::Dgd& graph) {
     if (*c.type == api::ComponentType::kPrefill) prefill = true;
     if (*c.type == api::ComponentType::kDecode) decode = true;
     if (*c.type == api::ComponentType::kFrontend && plan.frontend_service.empty()) {
-      plan.frontend_service = api::childName(graph.metadata.name.empty() ? user.metadata.name : graph.metadata.name,
+      plan.frontend_service = api::child_name(graph.metadata.name.empty() ? user.metadata.name : graph.metadata.name,
                                              c.name);
-      if (c.router && c.router->httpPort) plan.frontend_port = static_cast<int>(*c.router->httpPort);
+      if (c.router && c.router->http_port) plan.frontend_port = static_cast<int>(*c.router->http_port);
     }
   }
   plan.disaggregated = prefill || decode;

@@ -23,21 +23,21 @@ void append_errors(const std::vector<api::FieldError>& from, std::vector<std::st
 SpecResult run_spec_pipeline(const nlohmann::json& dgd, const std::string& ns, const recipes::Catalog& catalog,
                              const SpecOptions& options) {
   SpecResult out;
-  api::ParseResult parsed = api::fromJson(dgd);
+  api::ParseResult parsed = api::from_json(dgd);
   if (!parsed.document) out.errors.push_back("the object is not a DynamoGraphDeployment document");
   append_errors(parsed.errors, out.errors);
   out.user = std::move(parsed.dgd);
   if (!out.errors.empty()) return out;
   // The check stages dgdctl validate runs (expand.h), so SpecValid and dgdctl name the
   // same problems at the same paths in the user's DGD.
-  recipes::CheckResult checked = recipes::expandAndValidate(catalog, api::Dgd(out.user));
+  recipes::CheckResult checked = recipes::expand_and_validate(catalog, api::Dgd(out.user));
   append_errors(checked.problems, out.errors);
   if (!out.errors.empty() || !checked.graph) return out;
   out.expanded = recipes::ExpandResult{std::move(*checked.graph), {}};
   // Each component's desired replica count, before anything is rendered from the graph.
   apply_desired_replicas(out.expanded->graph, options.adapter_replicas ? *options.adapter_replicas : AdapterReplicas{});
   render::RenderOptions ro = options.render;
-  ro.defaultNamespace = ns;
+  ro.default_namespace = ns;
   out.rendered = render::render(out.expanded->graph, ro);
   append_errors(out.rendered->errors, out.errors);
   return out;

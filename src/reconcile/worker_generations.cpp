@@ -42,7 +42,7 @@ GenerationStep plan_worker_generations(std::vector<json>& desired, const std::ve
     const int32_t replicas = int_at(d, "/spec/replicas"_json_pointer, 1);
     step.deployment_of[component] = d.value("/metadata/name"_json_pointer, "");
     step.desired_of[component] = replicas;
-    if (!render::isWorkerObject(d)) continue;
+    if (!render::is_worker_object(d)) continue;
     step.progress.generation = label(d, render::kLabelWorkerHash);
     step.progress.workers.push_back(component);
     DesiredWorker w{component, replicas, 0, 0, rollout_bounds(d.value("/spec/strategy"_json_pointer, json()), replicas)};
@@ -55,7 +55,7 @@ GenerationStep plan_worker_generations(std::vector<json>& desired, const std::ve
   std::map<std::string, const json*> old_by_key;
   for (const auto& o : live) {
     const std::string key = object_key(o);
-    if (!is_deployment(o) || !render::isWorkerObject(o) || desired_keys.count(key) > 0 ||
+    if (!is_deployment(o) || !render::is_worker_object(o) || desired_keys.count(key) > 0 ||
         !is_controlled_by(o, owner_uid)) {
       continue;
     }
@@ -73,7 +73,7 @@ GenerationStep plan_worker_generations(std::vector<json>& desired, const std::ve
   const RolloutTargets targets = rollout_targets(input);
   int64_t asked = 0;
   for (auto& d : desired) {
-    if (!is_deployment(d) || !render::isWorkerObject(d)) continue;
+    if (!is_deployment(d) || !render::is_worker_object(d)) continue;
     auto t = targets.new_replicas.find(label(d, render::kLabelComponent));
     if (t == targets.new_replicas.end()) continue;
     d["spec"]["replicas"] = t->second;

@@ -10,15 +10,15 @@
 
 namespace dgd::render::detail {
 
-std::string serviceAccountName(const std::string& dgd) { return dgd + "-k8s-service-discovery"; }
-std::string roleName(const std::string& dgd) { return dgd + "-k8s-service-discovery-role"; }
-std::string roleBindingName(const std::string& dgd) { return dgd + "-k8s-service-discovery-binding"; }
-std::string computeDomainName(const std::string& dgd) { return dgd + "-compute-domain"; }
-std::string claimTemplateName(const std::string& dgd) { return dgd + "-compute-domain-channel"; }
-std::string sglangConfigMapName(const std::string& dgd) { return dgd + "-sglang-config"; }
+std::string service_account_name(const std::string& dgd) { return dgd + "-k8s-service-discovery"; }
+std::string role_name(const std::string& dgd) { return dgd + "-k8s-service-discovery-role"; }
+std::string role_binding_name(const std::string& dgd) { return dgd + "-k8s-service-discovery-binding"; }
+std::string compute_domain_name(const std::string& dgd) { return dgd + "-compute-domain"; }
+std::string claim_template_name(const std::string& dgd) { return dgd + "-compute-domain-channel"; }
+std::string sglang_config_map_name(const std::string& dgd) { return dgd + "-sglang-config"; }
 
-std::string sglangConfigKey(const api::Dgd& graph, const api::Component& component) {
-  const std::string type = component.type ? api::toString(*component.type) : "worker";
+std::string sglang_config_key(const api::Dgd& graph, const api::Component& component) {
+  const std::string type = component.type ? api::to_string(*component.type) : "worker";
   int same = 0;
   for (const auto& c : graph.spec.components) {
     if (c.engine && c.type == component.type) ++same;
@@ -29,11 +29,11 @@ std::string sglangConfigKey(const api::Dgd& graph, const api::Component& compone
   return lower + ".yaml";
 }
 
-std::string namespaceOf(const api::Dgd& graph, const std::string& defaultNamespace) {
-  return graph.metadata.namespace_.empty() ? defaultNamespace : graph.metadata.namespace_;
+std::string namespace_of(const api::Dgd& graph, const std::string& default_namespace) {
+  return graph.metadata.namespace_.empty() ? default_namespace : graph.metadata.namespace_;
 }
 
-json graphLabels(const api::Dgd& graph) {
+json graph_labels(const api::Dgd& graph) {
   json labels = json::object();
   for (const auto& [k, v] : graph.spec.labels) labels[k] = v;
   labels[kLabelDgdName] = graph.metadata.name;
@@ -41,15 +41,15 @@ json graphLabels(const api::Dgd& graph) {
   return labels;
 }
 
-json componentLabels(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
-  json labels = graphLabels(graph);
+json component_labels(const api::Dgd& graph, const api::Component& c, const std::string& ns) {
+  json labels = graph_labels(graph);
   labels[kLabelComponent] = c.name;
-  labels[kLabelComponentType] = c.type ? api::toString(*c.type) : "worker";
-  labels[kLabelDynamoNamespace] = componentDynamoNamespace(ns, graph.metadata.name, c);
+  labels[kLabelComponentType] = c.type ? api::to_string(*c.type) : "worker";
+  labels[kLabelDynamoNamespace] = component_dynamo_namespace(ns, graph.metadata.name, c);
   return labels;
 }
 
-json childMetadata(const api::Dgd& graph, const std::string& name, const std::string& ns,
+json child_metadata(const api::Dgd& graph, const std::string& name, const std::string& ns,
                    const json& labels, bool owned) {
   json m(json::value_t::object);
   put(m, "name", name);
@@ -74,7 +74,7 @@ json childMetadata(const api::Dgd& graph, const std::string& name, const std::st
   return m;
 }
 
-json envVar(const std::string& name, const std::string& value) {
+json env_var(const std::string& name, const std::string& value) {
   // Built in place: the initializer-list form allocates two arrays on the way (render
   // makes dozens of these per component).
   json j(json::value_t::object);
@@ -84,21 +84,21 @@ json envVar(const std::string& name, const std::string& value) {
   return j;
 }
 
-json envJson(const api::EnvVar& e) {
+json env_json(const api::EnvVar& e) {
   json j = {{"name", e.name}};
   if (e.value) j["value"] = *e.value;
-  if (!e.valueFrom.is_null()) j["valueFrom"] = e.valueFrom;
+  if (!e.value_from.is_null()) j["valueFrom"] = e.value_from;
   return j;
 }
 
-const std::string& stringAt(const json& obj, const char* key) {
+const std::string& string_at(const json& obj, const char* key) {
   static const std::string kEmpty;
   if (!obj.is_object()) return kEmpty;
   auto it = obj.find(key);
   return it != obj.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
 }
 
-json mergeEnv(json base, json over) {
+json merge_env(json base, json over) {
   json out = base.is_array() ? std::move(base) : json::array();
   if (!over.is_array() || over.empty()) return out;
   // Each item's name looked up once. The pointers stay valid while `out` grows (a json
@@ -107,30 +107,30 @@ json mergeEnv(json base, json over) {
   auto& items = out.get_ref<json::array_t&>();
   std::vector<const std::string*> names;
   names.reserve(items.size() + over.size());
-  for (const auto& existing : items) names.push_back(&stringAt(existing, "name"));
+  for (const auto& existing : items) names.push_back(&string_at(existing, "name"));
   for (auto& item : over.get_ref<json::array_t&>()) {
-    const std::string& name = stringAt(item, "name");
+    const std::string& name = string_at(item, "name");
     size_t i = 0;
     while (i < names.size() && *names[i] != name) ++i;
     if (i < names.size()) {
       items[i] = std::move(item);
-      names[i] = &stringAt(items[i], "name");
+      names[i] = &string_at(items[i], "name");
     } else {
       items.push_back(std::move(item));
-      names.push_back(&stringAt(items.back(), "name"));
+      names.push_back(&string_at(items.back(), "name"));
     }
   }
   return out;
 }
 
-void sortBy(json& array, const char* key) {
+void sort_by(json& array, const char* key) {
   if (!array.is_array() || array.size() < 2) return;
   // Each item's key looked up once, not twice per comparison; then a stable sort of
   // the (key, position) pairs and the items moved into that order.
   auto& items = array.get_ref<json::array_t&>();
   std::vector<std::pair<const std::string*, size_t>> order;
   order.reserve(items.size());
-  for (size_t i = 0; i < items.size(); ++i) order.emplace_back(&stringAt(items[i], key), i);
+  for (size_t i = 0; i < items.size(); ++i) order.emplace_back(&string_at(items[i], key), i);
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
   json::array_t sorted;
   sorted.reserve(items.size());
@@ -138,39 +138,39 @@ void sortBy(json& array, const char* key) {
   items = std::move(sorted);
 }
 
-void sortByNumber(json& array, const char* key) {
+void sort_by_number(json& array, const char* key) {
   if (!array.is_array()) return;
   std::stable_sort(array.begin(), array.end(), [key](const json& a, const json& b) {
     return a.value(key, 0LL) < b.value(key, 0LL);
   });
 }
 
-json& mainContainer(json& podTemplate) {
-  json& containers = podTemplate["spec"]["containers"];
+json& main_container(json& pod_template) {
+  json& containers = pod_template["spec"]["containers"];
   if (!containers.is_array()) containers = json::array();
   for (auto& c : containers) {
-    if (stringAt(c, "name") == "main") return c;
+    if (string_at(c, "name") == "main") return c;
   }
   containers.insert(containers.begin(), json{{"name", "main"}});
   return containers.front();
 }
 
-api::BackendFramework frameworkOf(const api::Dgd& graph) {
-  return graph.spec.backendFramework.value_or(api::BackendFramework::kVllm);
+api::BackendFramework framework_of(const api::Dgd& graph) {
+  return graph.spec.backend_framework.value_or(api::BackendFramework::kVllm);
 }
 
 }  // namespace dgd::render::detail
 
 namespace dgd::render {
 
-std::string dynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName) {
-  return k8sNamespace + "-" + dgdName;
+std::string dynamo_namespace(const std::string& k8s_namespace, const std::string& dgd_name) {
+  return k8s_namespace + "-" + dgd_name;
 }
 
-std::string componentDynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName,
+std::string component_dynamo_namespace(const std::string& k8s_namespace, const std::string& dgd_name,
                                      const api::Component& c) {
   // Upstream's ComputeDynamoNamespace: globalDynamoNamespace puts the component in "dynamo".
-  return api::usesGlobalDynamoNamespace(c) ? api::kGlobalDynamoNamespace : dynamoNamespace(k8sNamespace, dgdName);
+  return api::uses_global_dynamo_namespace(c) ? api::kGlobalDynamoNamespace : dynamo_namespace(k8s_namespace, dgd_name);
 }
 
 }  // namespace dgd::render

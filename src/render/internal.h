@@ -13,12 +13,12 @@ namespace dgd::render::detail {
 using nlohmann::json;
 
 // Names of graph-level children (upstream's where upstream has them).
-std::string serviceAccountName(const std::string& dgd);  // <dgd>-k8s-service-discovery
-std::string roleName(const std::string& dgd);            // <dgd>-k8s-service-discovery-role
-std::string roleBindingName(const std::string& dgd);     // <dgd>-k8s-service-discovery-binding
-std::string computeDomainName(const std::string& dgd);   // <dgd>-compute-domain
-std::string claimTemplateName(const std::string& dgd);   // <dgd>-compute-domain-channel
-std::string sglangConfigMapName(const std::string& dgd); // <dgd>-sglang-config
+std::string service_account_name(const std::string& dgd);  // <dgd>-k8s-service-discovery
+std::string role_name(const std::string& dgd);            // <dgd>-k8s-service-discovery-role
+std::string role_binding_name(const std::string& dgd);     // <dgd>-k8s-service-discovery-binding
+std::string compute_domain_name(const std::string& dgd);   // <dgd>-compute-domain
+std::string claim_template_name(const std::string& dgd);   // <dgd>-compute-domain-channel
+std::string sglang_config_map_name(const std::string& dgd); // <dgd>-sglang-config
 inline constexpr const char* kComputeDomainClaim = "compute-domain-channel";
 inline constexpr const char* kSglangConfigVolume = "sglang-config";
 inline constexpr const char* kSharedMemoryVolume = "shared-memory";
@@ -26,17 +26,17 @@ inline constexpr const char* kSharedMemoryVolume = "shared-memory";
 // Key of a component's file in the SGLang ConfigMap: "<type>.yaml" ("worker.yaml",
 // "prefill.yaml", "decode.yaml") when no other SGLang engine component of the graph has
 // the same type, else "<lowercase component name>.yaml".
-std::string sglangConfigKey(const api::Dgd& graph, const api::Component& component);
+std::string sglang_config_key(const api::Dgd& graph, const api::Component& component);
 
 // The namespace children are rendered into.
-std::string namespaceOf(const api::Dgd& graph, const std::string& defaultNamespace);
+std::string namespace_of(const api::Dgd& graph, const std::string& default_namespace);
 
 // Labels every child of the graph carries, and those of one component's children.
-json graphLabels(const api::Dgd& graph);
-json componentLabels(const api::Dgd& graph, const api::Component& c, const std::string& ns);
+json graph_labels(const api::Dgd& graph);
+json component_labels(const api::Dgd& graph, const api::Component& c, const std::string& ns);
 
 // metadata {name, namespace, labels, ownerReferences: [placeholder]}.
-json childMetadata(const api::Dgd& graph, const std::string& name, const std::string& ns,
+json child_metadata(const api::Dgd& graph, const std::string& name, const std::string& ns,
                    const json& labels, bool owned = true);
 
 // Adds `key: value` to the object `o` in place. Objects built this way skip what the
@@ -47,22 +47,22 @@ inline json& put(json& o, const char* key, json value) {
 }
 
 // {"name": n, "value": v}.
-json envVar(const std::string& name, const std::string& value);
+json env_var(const std::string& name, const std::string& value);
 // api::EnvVar → corev1.EnvVar JSON.
-json envJson(const api::EnvVar& e);
+json env_json(const api::EnvVar& e);
 // Items of `over` replace same-named items of `base`; new ones are appended.
-json mergeEnv(json base, json over);
+json merge_env(json base, json over);
 // The string at obj[key], or "" (no copy).
-const std::string& stringAt(const json& obj, const char* key);
+const std::string& string_at(const json& obj, const char* key);
 // Sorts the array in place by the string at `key` (stable).
-void sortBy(json& array, const char* key);
+void sort_by(json& array, const char* key);
 // Sorts the array in place by the number at `key` (stable).
-void sortByNumber(json& array, const char* key);
+void sort_by_number(json& array, const char* key);
 
 // Index of container "main" in podTemplate.spec.containers, creating it when absent.
-json& mainContainer(json& podTemplate);
+json& main_container(json& pod_template);
 
 // Framework of the graph's engines (vLLM when unset).
-api::BackendFramework frameworkOf(const api::Dgd& graph);
+api::BackendFramework framework_of(const api::Dgd& graph);
 
 }  // namespace dgd::render::detail

@@ -12,11 +12,11 @@
 
 namespace dgd::render::detail {
 
-std::vector<json> discoveryRbac(const api::Dgd& graph, const std::string& ns) {
+std::vector<json> discovery_rbac(const api::Dgd& graph, const std::string& ns) {
   const std::string dgd = graph.metadata.name;
-  const json labels = graphLabels(graph);
+  const json labels = graph_labels(graph);
   json sa = {{"apiVersion", "v1"}, {"kind", "ServiceAccount"},
-             {"metadata", childMetadata(graph, serviceAccountName(dgd), ns, labels)}};
+             {"metadata", child_metadata(graph, service_account_name(dgd), ns, labels)}};
   // What the Dynamo runtime's Kubernetes discovery reads and writes (upstream's Role).
   json rules = json::array({
       {{"apiGroups", json::array({""})}, {"resources", json::array({"endpoints", "pods"})},
@@ -27,12 +27,12 @@ std::vector<json> discoveryRbac(const api::Dgd& graph, const std::string& ns) {
        {"verbs", json::array({"create", "delete", "get", "list", "patch", "update", "watch"})}},
   });
   json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "Role"},
-               {"metadata", childMetadata(graph, roleName(dgd), ns, labels)}, {"rules", std::move(rules)}};
+               {"metadata", child_metadata(graph, role_name(dgd), ns, labels)}, {"rules", std::move(rules)}};
   json binding = {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "RoleBinding"},
-                  {"metadata", childMetadata(graph, roleBindingName(dgd), ns, labels)},
-                  {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", roleName(dgd)}}},
+                  {"metadata", child_metadata(graph, role_binding_name(dgd), ns, labels)},
+                  {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", role_name(dgd)}}},
                   {"subjects", json::array({{{"kind", "ServiceAccount"},
-                                             {"name", serviceAccountName(dgd)},
+                                             {"name", service_account_name(dgd)},
                                              {"namespace", ns}}})}};
   std::vector<json> out;
   out.reserve(3);
@@ -42,29 +42,29 @@ std::vector<json> discoveryRbac(const api::Dgd& graph, const std::string& ns) {
   return out;
 }
 
-std::optional<json> computeDomain(const api::Dgd& graph, const std::string& ns) {
+std::optional<json> compute_domain(const api::Dgd& graph, const std::string& ns) {
   const auto& p = graph.spec.placement;
-  if (!p || !p->nvlink || !p->nvlink->computeDomain.value_or(false)) return std::nullopt;
+  if (!p || !p->nvlink || !p->nvlink->compute_domain.value_or(false)) return std::nullopt;
   const std::string dgd = graph.metadata.name;
   // numNodes 0: pods start as soon as their node's IMEX daemon is up (kube-api.md §9.1).
   return json{{"apiVersion", "resource.nvidia.com/v1beta1"}, {"kind", "ComputeDomain"},
-              {"metadata", childMetadata(graph, computeDomainName(dgd), ns, graphLabels(graph))},
+              {"metadata", child_metadata(graph, compute_domain_name(dgd), ns, graph_labels(graph))},
               {"spec", {{"numNodes", 0},
                         {"channel", {{"allocationMode", "Single"},
-                                     {"resourceClaimTemplate", {{"name", claimTemplateName(dgd)}}}}}}}};
+                                     {"resourceClaimTemplate", {{"name", claim_template_name(dgd)}}}}}}}};
 }
 
-std::optional<json> sglangConfigMap(const api::Dgd& graph, const std::string& ns) {
-  if (frameworkOf(graph) != api::BackendFramework::kSglang) return std::nullopt;
+std::optional<json> sglang_config_map(const api::Dgd& graph, const std::string& ns) {
+  if (framework_of(graph) != api::BackendFramework::kSglang) return std::nullopt;
   json data = json::object();
   const api::Model model = graph.spec.model.value_or(api::Model{});
   for (const auto& c : graph.spec.components) {
-    if (!c.engine || !c.type || !api::isWorkerType(*c.type)) continue;
-    data[sglangConfigKey(graph, c)] = api::jsonToYaml(sglangConfig(model, *c.type, *c.engine));
+    if (!c.engine || !c.type || !api::is_worker_type(*c.type)) continue;
+    data[sglang_config_key(graph, c)] = api::json_to_yaml(sglang_config(model, *c.type, *c.engine));
   }
   if (data.empty()) return std::nullopt;
   return json{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
-              {"metadata", childMetadata(graph, sglangConfigMapName(graph.metadata.name), ns, graphLabels(graph))},
+              {"metadata", child_metadata(graph, sglang_config_map_name(graph.metadata.name), ns, graph_labels(graph))},
               {"data", data}};
 }
 
@@ -73,38 +73,38 @@ namespace {
 // Metadata of the model-cache PVC and download Job: they belong to the cache, which
 // DGDs may share, so nothing in them names one DGD (no DGD label, no spec.labels or
 // spec.annotations); otherwise each sharing DGD would rewrite them to its own.
-json cacheMetadata(const api::Dgd& graph, const std::string& name, const std::string& ns, const std::string& claim,
+json cache_metadata(const api::Dgd& graph, const std::string& name, const std::string& ns, const std::string& claim,
                    bool owned) {
   json labels = {{kLabelManagedBy, kManagedByValue}, {kLabelModelCache, claim}};
-  json m = childMetadata(graph, name, ns, labels, owned);
+  json m = child_metadata(graph, name, ns, labels, owned);
   m.erase("annotations");
   return m;
 }
 
 }  // namespace
 
-std::optional<json> modelCachePvc(const api::Dgd& graph, const std::string& ns) {
+std::optional<json> model_cache_pvc(const api::Dgd& graph, const std::string& ns) {
   const auto& m = graph.spec.model;
-  if (!m || !m->cache || !m->cache->claimName || !m->cache->create) return std::nullopt;
+  if (!m || !m->cache || !m->cache->claim_name || !m->cache->create) return std::nullopt;
   const auto& create = *m->cache->create;
-  json spec = {{"accessModes", json::array({create.accessMode.value_or("ReadWriteMany")})}};
+  json spec = {{"accessModes", json::array({create.access_mode.value_or("ReadWriteMany")})}};
   if (create.size) {
     // Canonical, as the API server stores it (validation rejected malformed sizes).
     spec["resources"]["requests"]["storage"] = object::canonical_quantity(*create.size).value_or(*create.size);
   }
-  if (create.storageClassName) spec["storageClassName"] = *create.storageClassName;
+  if (create.storage_class_name) spec["storageClassName"] = *create.storage_class_name;
   // A kept cache has no owner, so deleting the DGD does not delete 500 GB of weights.
-  const bool owned = !m->cache->keepOnDelete.value_or(true);
+  const bool owned = !m->cache->keep_on_delete.value_or(true);
   return json{{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
-              {"metadata", cacheMetadata(graph, *m->cache->claimName, ns, *m->cache->claimName, owned)},
+              {"metadata", cache_metadata(graph, *m->cache->claim_name, ns, *m->cache->claim_name, owned)},
               {"spec", std::move(spec)}};
 }
 
-std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision) {
+std::string download_job_name(const std::string& claim, const std::string& model_id, const std::string& revision) {
   // FNV-1a over model and revision: one Job per (cache, model, revision), so DGDs
   // sharing a cache share the Job, and a new revision gets a new Job.
   uint32_t h = 2166136261u;
-  for (unsigned char ch : modelId + "@" + revision) {
+  for (unsigned char ch : model_id + "@" + revision) {
     h ^= ch;
     h *= 16777619u;
   }
@@ -114,25 +114,25 @@ std::string downloadJobName(const std::string& claim, const std::string& modelId
   return base + "-download-" + hex;
 }
 
-std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, std::vector<api::FieldError>& errors) {
+std::optional<json> download_job(const api::Dgd& graph, const std::string& ns, std::vector<api::FieldError>& errors) {
   const auto& m = graph.spec.model;
-  if (!m || !m->download || !m->download->enabled.value_or(true) || !m->id || !m->cache || !m->cache->claimName) {
+  if (!m || !m->download || !m->download->enabled.value_or(true) || !m->id || !m->cache || !m->cache->claim_name) {
     return std::nullopt;
   }
-  const std::string claim = *m->cache->claimName;
-  const std::string mount = m->cache->mountPath.value_or("/" + claim);
+  const std::string claim = *m->cache->claim_name;
+  const std::string mount = m->cache->mount_path.value_or("/" + claim);
   const std::string revision = m->revision.value_or("");
-  const bool fast = m->download->highPerformance.value_or(true);
-  json env = json::array({envVar("HF_HOME", mount), envVar("HF_XET_HIGH_PERFORMANCE", fast ? "1" : "0"),
-                          envVar("MODEL_ID", *m->id)});
-  if (!revision.empty()) env.push_back(envVar("MODEL_REVISION", revision));
-  if (m->download->tokenSecretRef && m->download->tokenSecretRef->name) {
+  const bool fast = m->download->high_performance.value_or(true);
+  json env = json::array({env_var("HF_HOME", mount), env_var("HF_XET_HIGH_PERFORMANCE", fast ? "1" : "0"),
+                          env_var("MODEL_ID", *m->id)});
+  if (!revision.empty()) env.push_back(env_var("MODEL_REVISION", revision));
+  if (m->download->token_secret_ref && m->download->token_secret_ref->name) {
     // The token only by reference: the Secret's value never appears in the object.
     env.push_back({{"name", "HF_TOKEN"},
-                   {"valueFrom", {{"secretKeyRef", {{"name", *m->download->tokenSecretRef->name},
-                                                    {"key", m->download->tokenSecretRef->key.value_or("HF_TOKEN")}}}}}});
+                   {"valueFrom", {{"secretKeyRef", {{"name", *m->download->token_secret_ref->name},
+                                                    {"key", m->download->token_secret_ref->key.value_or("HF_TOKEN")}}}}}});
   }
-  sortBy(env, "name");
+  sort_by(env, "name");
   // The model id travels in an env var, never spliced into the shell text. `hf download`
   // resumes partial downloads, so a retried Job continues where it stopped.
   // The pins are validated (name==version: nothing a shell interprets).
@@ -161,30 +161,30 @@ std::optional<json> downloadJob(const api::Dgd& graph, const std::string& ns, st
   // owner here is the DGD's, as for every child. Its pod must not carry the graph's
   // name label either: the recipe pages wait for `kubectl wait --for=condition=Ready pod
   // -l <dgd-name label>`, and a Completed download pod never turns Ready.
-  json meta = cacheMetadata(graph, downloadJobName(claim, *m->id, revision), ns, claim, true);
-  json podLabels = meta["labels"];
+  json meta = cache_metadata(graph, download_job_name(claim, *m->id, revision), ns, claim, true);
+  json pod_labels = meta["labels"];
   meta["annotations"]["nvidia.com/model-id"] = *m->id;
   if (!revision.empty()) meta["annotations"]["nvidia.com/model-revision"] = revision;
-  json podSpec = {{"restartPolicy", "Never"},
+  json pod_spec = {{"restartPolicy", "Never"},
                  {"containers", json::array({std::move(container)})},
                  {"volumes", json::array({{{"name", "model-cache"}, {"persistentVolumeClaim", {{"claimName", claim}}}}})}};
   try {
-    object::canonicalize_resources(podSpec);  // canonical, as the API server stores them
+    object::canonicalize_resources(pod_spec);  // canonical, as the API server stores them
   } catch (const object::QuantityError& e) {
     errors.push_back({"spec.model.download.resources", e.what()});
     return std::nullopt;
   }
   return json{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", std::move(meta)},
               {"spec", {{"backoffLimit", 3}, {"completions", 1}, {"parallelism", 1},
-                        {"template", {{"metadata", {{"labels", std::move(podLabels)}}}, {"spec", std::move(podSpec)}}}}}};
+                        {"template", {{"metadata", {{"labels", std::move(pod_labels)}}}, {"spec", std::move(pod_spec)}}}}}};
 }
 
 }  // namespace dgd::render::detail
 
 namespace dgd::render {
 
-std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision) {
-  return detail::downloadJobName(claim, modelId, revision);
+std::string download_job_name(const std::string& claim, const std::string& model_id, const std::string& revision) {
+  return detail::download_job_name(claim, model_id, revision);
 }
 
 }  // namespace dgd::render

@@ -11,7 +11,7 @@ namespace dgd::render::detail {
 
 namespace {
 
-json sharedMetadata(const std::string& name, const std::string& ns) {
+json shared_metadata(const std::string& name, const std::string& ns) {
   json labels = {{kLabelManagedBy, kManagedByValue},
                  {"app.kubernetes.io/component", "rbac"},
                  {"app.kubernetes.io/name", kPlannerServiceAccount}};
@@ -20,17 +20,17 @@ json sharedMetadata(const std::string& name, const std::string& ns) {
 
 }  // namespace
 
-std::vector<json> plannerRbac(const api::Dgd& graph, const std::string& ns, const std::string& clusterRole) {
+std::vector<json> planner_rbac(const api::Dgd& graph, const std::string& ns, const std::string& cluster_role) {
   const auto& cs = graph.spec.components;
   const bool planner = std::any_of(cs.begin(), cs.end(), [](const api::Component& c) {
     return c.type == api::ComponentType::kPlanner;
   });
   if (!planner) return {};
-  json sa = {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", sharedMetadata(kPlannerServiceAccount, ns)}};
+  json sa = {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", shared_metadata(kPlannerServiceAccount, ns)}};
   json binding = {{"apiVersion", "rbac.authorization.k8s.io/v1"},
                   {"kind", "RoleBinding"},
-                  {"metadata", sharedMetadata(kPlannerRoleBinding, ns)},
-                  {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", clusterRole}}},
+                  {"metadata", shared_metadata(kPlannerRoleBinding, ns)},
+                  {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", cluster_role}}},
                   {"subjects", json::array({{{"kind", "ServiceAccount"},
                                              {"name", kPlannerServiceAccount},
                                              {"namespace", ns}}})}};

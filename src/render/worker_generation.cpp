@@ -18,7 +18,7 @@ using namespace detail;
 // Part of the rollout contract: a different value rolls every worker of every graph.
 constexpr const char* kHashVersion = "dgd-worker-generation-v1";
 
-const std::string& labelOf(const json& obj, const char* key) {
+const std::string& label_of(const json& obj, const char* key) {
   static const std::string kNone;
   auto m = obj.find("metadata");
   if (m == obj.end() || !m->is_object()) return kNone;
@@ -28,10 +28,10 @@ const std::string& labelOf(const json& obj, const char* key) {
   return v != l->end() && v->is_string() ? v->get_ref<const std::string&>() : kNone;
 }
 
-bool isWorkerDeployment(const json& obj) { return obj.value("kind", "") == "Deployment" && isWorkerObject(obj); }
+bool is_worker_deployment(const json& obj) { return obj.value("kind", "") == "Deployment" && is_worker_object(obj); }
 
 // The pod template as the hash sees it.
-json hashedTemplate(json pod) {
+json hashed_template(json pod) {
   if (auto m = pod.find("metadata"); m != pod.end() && m->is_object()) {
     if (auto l = m->find("labels"); l != m->end() && l->is_object()) l->erase(kLabelSelector);
     if (auto a = m->find("annotations"); a != m->end() && a->is_object()) {
@@ -56,19 +56,19 @@ std::string hex8(const std::string& text) {
 
 }  // namespace
 
-bool isWorkerObject(const json& obj) {
-  const std::string& type = labelOf(obj, kLabelComponentType);
+bool is_worker_object(const json& obj) {
+  const std::string& type = label_of(obj, kLabelComponentType);
   return type == "worker" || type == "prefill" || type == "decode";
 }
 
-std::string workerGenerationHash(const std::vector<json>& objects) {
+std::string worker_generation_hash(const std::vector<json>& objects) {
   std::map<std::string, json> workers;  // by component name: a stable order
   for (const auto& o : objects) {
-    if (!isWorkerDeployment(o)) continue;
+    if (!is_worker_deployment(o)) continue;
     json entry(json::value_t::object);
-    put(entry, "type", labelOf(o, kLabelComponentType));
-    put(entry, "template", hashedTemplate(o.value("/spec/template"_json_pointer, json::object())));
-    workers[labelOf(o, kLabelComponent)] = std::move(entry);
+    put(entry, "type", label_of(o, kLabelComponentType));
+    put(entry, "template", hashed_template(o.value("/spec/template"_json_pointer, json::object())));
+    workers[label_of(o, kLabelComponent)] = std::move(entry);
   }
   if (workers.empty()) return "";
   json input(json::value_t::object);
@@ -77,11 +77,11 @@ std::string workerGenerationHash(const std::vector<json>& objects) {
   return hex8(input.dump());
 }
 
-void stampWorkerGeneration(std::vector<json>& objects) {
-  const std::string hash = workerGenerationHash(objects);
+void stamp_worker_generation(std::vector<json>& objects) {
+  const std::string hash = worker_generation_hash(objects);
   if (hash.empty()) return;
   for (auto& o : objects) {
-    if (!isWorkerDeployment(o)) continue;
+    if (!is_worker_deployment(o)) continue;
     const std::string name = o["metadata"].value("name", "") + "-" + hash;
     o["metadata"]["name"] = name;
     o["metadata"]["labels"][kLabelWorkerHash] = hash;
@@ -90,10 +90,10 @@ void stampWorkerGeneration(std::vector<json>& objects) {
     json& pod = spec["template"];
     pod["metadata"]["labels"][kLabelSelector] = name;
     pod["metadata"]["labels"][kLabelWorkerHash] = hash;
-    json& main = mainContainer(pod);
-    main["env"] = mergeEnv(main.contains("env") ? std::move(main["env"]) : json::array(),
-                           json::array({envVar(kEnvWorkerSuffix, hash)}));
-    sortBy(main["env"], "name");
+    json& main = main_container(pod);
+    main["env"] = merge_env(main.contains("env") ? std::move(main["env"]) : json::array(),
+                           json::array({env_var(kEnvWorkerSuffix, hash)}));
+    sort_by(main["env"], "name");
   }
 }
 

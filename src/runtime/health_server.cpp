@@ -114,7 +114,7 @@ HealthServer::~HealthServer() { stop(); }
 kube::Status HealthServer::start() {
   Impl* impl = impl_.get();
   const std::string& address = impl->o.address;
-  auto fail = [&address](const std::string& why) {
+  auto fail = [](const std::string& why) {
     kube::Error err;
     err.kind = kube::ErrorKind::kConfig;
     err.message = why;  // the caller names the address and what it serves

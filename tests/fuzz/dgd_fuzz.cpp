@@ -1,10 +1,10 @@
 // Fuzz target: a DGD as a user writes it (YAML or JSON text) through the whole pure pipeline
 // the operator and `dgdctl` run: parse -> validate -> expand (builtin recipes) -> validate the
-// graph -> render -> toUpstream.
+// graph -> render -> to_upstream.
 //
 // Beyond "no crash, no sanitizer report" it checks the contracts the headers promise:
 //  - parse() never throws (api/parse.h); neither do validate/expand/render;
-//  - toJson is the inverse of parse for what the model holds: fromJson(toJson(d)) == d;
+//  - to_json is the inverse of parse for what the model holds: from_json(to_json(d)) == d;
 //  - expand is idempotent: expand(expand(x)) == expand(x) (recipes/expand.h).
 // Both compare the typed models (api::Dgd's operator==, every field), as the headers state
 // them: as strict as comparing their toJson documents (toJson writes every set field), and
@@ -29,7 +29,7 @@ namespace {
 
 [[noreturn]] void broken(const char* contract, const dgd::api::Dgd& a, const dgd::api::Dgd& b) {
   std::fprintf(stderr, "contract broken: %s\n--- first\n%s\n--- second\n%s\n", contract,
-               dgd::api::toJson(a).dump(2).c_str(), dgd::api::toJson(b).dump(2).c_str());
+               dgd::api::to_json(a).dump(2).c_str(), dgd::api::to_json(b).dump(2).c_str());
   std::abort();
 }
 
@@ -46,9 +46,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)api::validate(parsed.dgd);
   if (!parsed.document) return 0;
 
-  const nlohmann::json doc = api::toJson(parsed.dgd);
-  api::ParseResult again = api::fromJson(doc);  // the const& overload (parse() uses the && one)
-  if (!(again.dgd == parsed.dgd)) broken("fromJson(toJson(d)) == d", parsed.dgd, again.dgd);
+  const nlohmann::json doc = api::to_json(parsed.dgd);
+  api::ParseResult again = api::from_json(doc);  // the const& overload (parse() uses the && one)
+  if (!(again.dgd == parsed.dgd)) broken("from_json(to_json(d)) == d", parsed.dgd, again.dgd);
 
   const auto& catalog = recipes::Catalog::builtin();
   recipes::ExpandResult expanded = recipes::expand(catalog, parsed.dgd);
@@ -58,9 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   api::ValidateOptions complete;
   complete.mode = api::ValidationMode::kComplete;
-  if (api::hasErrors(api::validate(expanded.graph, complete))) return 0;
+  if (api::has_errors(api::validate(expanded.graph, complete))) return 0;
 
   (void)render::render(expanded.graph);
-  (void)render::toUpstream(expanded.graph);
+  (void)render::to_upstream(expanded.graph);
   return 0;
 }

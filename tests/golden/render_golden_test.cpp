@@ -24,12 +24,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path goldenPath(const std::string& recipe) {
+fs::path golden_path(const std::string& recipe) {
   return fs::path(DGD_SOURCE_DIR) / "tests" / "golden" / "render" / (recipe + ".yaml");
 }
 
 // The recipe folder's DGD (what `kubectl kustomize recipes/<name>` prints), rendered.
-std::string renderRecipe(const recipes::Recipe& r) {
+std::string render_recipe(const recipes::Recipe& r) {
   auto parsed = api::parse(r.source);
   EXPECT_TRUE(parsed.ok());
   auto expanded = recipes::expand(recipes::Catalog::builtin(), parsed.dgd);
@@ -37,7 +37,7 @@ std::string renderRecipe(const recipes::Recipe& r) {
   auto rendered = render::render(expanded.graph);
   EXPECT_TRUE(rendered.ok());
   std::string out;
-  for (const auto& o : rendered.objects) out += "---\n" + api::jsonToYaml(o);
+  for (const auto& o : rendered.objects) out += "---\n" + api::json_to_yaml(o);
   return out;
 }
 
@@ -46,17 +46,17 @@ class Golden : public ::testing::TestWithParam<std::string> {};
 TEST_P(Golden, RenderMatchesTheCheckedInFile) {
   const recipes::Recipe* r = recipes::Catalog::builtin().find(GetParam());
   ASSERT_NE(r, nullptr);
-  const std::string got = renderRecipe(*r);
-  dgd::test_support::expect_matches_golden(got, goldenPath(r->name));
+  const std::string got = render_recipe(*r);
+  dgd::test_support::expect_matches_golden(got, golden_path(r->name));
 }
 
-std::vector<std::string> recipeNames() {
+std::vector<std::string> recipe_names() {
   std::vector<std::string> names;
   for (const auto& r : recipes::Catalog::builtin().all()) names.push_back(r.name);
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalog, Golden, ::testing::ValuesIn(recipeNames()),
+INSTANTIATE_TEST_SUITE_P(Catalog, Golden, ::testing::ValuesIn(recipe_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n;
                            for (char c : info.param) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';

@@ -47,8 +47,8 @@ const json& object(const std::vector<json>& objs, const std::string& kind, const
   throw std::runtime_error("missing " + kind + "/" + name);
 }
 
-const json& mainOf(const json& podSpec) {
-  for (const auto& c : podSpec["containers"]) {
+const json& main_of(const json& pod_spec) {
+  for (const auto& c : pod_spec["containers"]) {
     if (c["name"] == "main") return c;
   }
   throw std::runtime_error("no main");
@@ -57,9 +57,9 @@ const json& mainOf(const json& podSpec) {
 TEST(UpstreamStyle, ArgsAndCommandAreUntouched) {
   auto f = load();
   for (const auto& c : f.input.spec.components) {
-    const json& want = mainOf(c.podTemplate["spec"]);
-    const json& dep = object(f.objects, "Deployment", api::childName(f.input.metadata.name, c.name));
-    const json& got = mainOf(dep["spec"]["template"]["spec"]);
+    const json& want = main_of(c.pod_template["spec"]);
+    const json& dep = object(f.objects, "Deployment", api::child_name(f.input.metadata.name, c.name));
+    const json& got = main_of(dep["spec"]["template"]["spec"]);
     EXPECT_EQ(got["command"], want["command"]) << c.name;
     EXPECT_EQ(got["args"], want["args"]) << c.name;
     EXPECT_EQ(got["image"], want["image"]) << c.name;
@@ -84,11 +84,11 @@ TEST(UpstreamStyle, UpstreamNamesLabelsAndPorts) {
     const bool frontend = std::string(suffix) == "frontend";
     EXPECT_EQ(svc["spec"]["ports"][0]["port"], frontend ? 8000 : 9090);
     EXPECT_EQ(svc["spec"]["ports"][0]["name"], frontend ? "http" : "system");
-    bool hasPort = false;
-    for (const auto& p : mainOf(dep["spec"]["template"]["spec"])["ports"]) {
-      hasPort |= p["containerPort"] == (frontend ? 8000 : 9090);
+    bool has_port = false;
+    for (const auto& p : main_of(dep["spec"]["template"]["spec"])["ports"]) {
+      has_port |= p["containerPort"] == (frontend ? 8000 : 9090);
     }
-    EXPECT_TRUE(hasPort) << suffix;
+    EXPECT_TRUE(has_port) << suffix;
   }
   // The seed page's `kubectl port-forward svc/${DGD}-frontend 8000:8000` target.
   EXPECT_NO_THROW(object(f.objects, "Service", dgd + "-frontend"));
@@ -97,23 +97,23 @@ TEST(UpstreamStyle, UpstreamNamesLabelsAndPorts) {
 TEST(UpstreamStyle, UserShmVolumeWinsAndIsMountedOnce) {
   auto f = load();
   const json& spec = object(f.objects, "Deployment", "dsv4-flash-disagg-h200-agentic-vllmdecodeworker")["spec"]["template"]["spec"];
-  int shmVolumes = 0, shmMounts = 0;
+  int shm_volumes = 0, shm_mounts = 0;
   for (const auto& v : spec["volumes"]) {
     if (v["name"] == "shared-memory") {
-      ++shmVolumes;
+      ++shm_volumes;
       EXPECT_EQ(v["emptyDir"]["sizeLimit"], "64Gi");
     }
   }
-  for (const auto& m : mainOf(spec)["volumeMounts"]) shmMounts += m["mountPath"] == "/dev/shm";
-  EXPECT_EQ(shmVolumes, 1);
-  EXPECT_EQ(shmMounts, 1);
+  for (const auto& m : main_of(spec)["volumeMounts"]) shm_mounts += m["mountPath"] == "/dev/shm";
+  EXPECT_EQ(shm_volumes, 1);
+  EXPECT_EQ(shm_mounts, 1);
   std::map<std::string, json> env;
-  for (const auto& e : mainOf(spec)["env"]) env[e["name"]] = e.value("value", json());
+  for (const auto& e : main_of(spec)["env"]) env[e["name"]] = e.value("value", json());
   EXPECT_EQ(env["UCX_IB_ADDR_TYPE"], "ib_global");
   EXPECT_EQ(env["DYN_NAMESPACE"], "default-dsv4-flash-disagg-h200-agentic");
   EXPECT_EQ(env["DYN_SYSTEM_PORT"], "9090");
-  EXPECT_EQ(mainOf(spec)["envFrom"][0]["secretRef"]["name"], "hf-token-secret");
-  EXPECT_EQ(mainOf(spec)["resources"]["requests"]["rdma/ib"], "4");
+  EXPECT_EQ(main_of(spec)["envFrom"][0]["secretRef"]["name"], "hf-token-secret");
+  EXPECT_EQ(main_of(spec)["resources"]["requests"]["rdma/ib"], "4");
 }
 
 }  // namespace

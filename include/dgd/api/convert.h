@@ -27,13 +27,13 @@ struct ConversionResult {
   nlohmann::json dgd;                      // the nvidia.com/v1beta1 document
   std::vector<nlohmann::json> claims;      // PersistentVolumeClaims spec.pvcs asked to create
   std::vector<FieldError> errors;          // v1alpha1 fields without a v1beta1 form
-  bool ok() const { return !hasErrors(errors); }
+  bool ok() const { return !has_errors(errors); }
 };
 
 // True for an object whose apiVersion is nvidia.com/v1alpha1 and kind DynamoGraphDeployment.
-bool isV1alpha1Dgd(const nlohmann::json& doc);
+bool is_v1alpha1_dgd(const nlohmann::json& doc);
 
-// Converts one v1alpha1 DGD document (isV1alpha1Dgd(doc) must hold).
-ConversionResult convertV1alpha1(const nlohmann::json& doc);
+// Converts one v1alpha1 DGD document (is_v1alpha1_dgd(doc) must hold).
+ConversionResult convert_v1alpha1(const nlohmann::json& doc);
 
 }  // namespace dgd::api

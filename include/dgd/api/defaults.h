@@ -1,6 +1,6 @@
 // Defaults of the DGD model: the one place they are decided (docs/api.md lists them).
 //
-// applyDefaults() fills unset fields whose default the renderer needs as a value; it
+// apply_defaults() fills unset fields whose default the renderer needs as a value; it
 // never adds an engine flag that was not asked for (an unset engine setting means "the
 // engine's own default", and the recipes depend on that). It is idempotent and runs in
 // expand after the recipe is merged; validate() accepts a DGD before or after it.
@@ -42,6 +42,6 @@ inline constexpr const char* kDefaultKvBufferDevice = "cuda";       // engine.kv
 //   engine.kvTransfer.{role,bufferDevice} = kv_both / cuda (vLLM, when a connector is set)
 //   router.conditionalDisaggregation.enabled = true (block present)
 // sharedMemorySize and router.httpPort stay unset: the renderer applies the constants above.
-void applyDefaults(Dgd& dgd);
+void apply_defaults(Dgd& dgd);
 
 }  // namespace dgd::api

@@ -26,6 +26,6 @@ struct FieldError {
 };
 
 // True when any entry has Severity::kError.
-bool hasErrors(const std::vector<FieldError>& problems);
+bool has_errors(const std::vector<FieldError>& problems);
 
 }  // namespace dgd::api

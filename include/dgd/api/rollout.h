@@ -33,6 +33,6 @@ inline constexpr const char* kAnnotationMaxUnavailable = "nvidia.com/deployment-
 
 // The Deployment `spec.strategy` for component `index` of `dgd`; nullopt when a value is
 // invalid (each is reported in `errors`, when given, with its field path). Pure.
-std::optional<nlohmann::json> deploymentStrategy(const Dgd& dgd, size_t index, std::vector<FieldError>* errors);
+std::optional<nlohmann::json> deployment_strategy(const Dgd& dgd, size_t index, std::vector<FieldError>* errors);
 
 }  // namespace dgd::api

@@ -20,22 +20,22 @@ inline constexpr const char* kDefaultVllmCacheMountPath = "/root/.cache/vllm";
 // spec.backendFramework, else what the components' main containers run (python3 -m
 // dynamo.vllm / dynamo.sglang / dynamo.trtllm), as upstream detects it; nullopt when
 // neither says.
-std::optional<BackendFramework> detectedFramework(const Dgd& dgd);
+std::optional<BackendFramework> detected_framework(const Dgd& dgd);
 
 struct CompilationCache {
-  std::string pvcName;     // the PVC mounted writable into container main
-  std::string mountPath;   // where; VLLM_CACHE_ROOT points here for vLLM
+  std::string pvc_name;     // the PVC mounted writable into container main
+  std::string mount_path;   // where; VLLM_CACHE_ROOT points here for vLLM
 };
 
 // components[].compilationCache with its default mount path; nullopt when unset, malformed
 // or without a mount path for the framework.
-std::optional<CompilationCache> compilationCache(const Dgd& dgd, const Component& c);
+std::optional<CompilationCache> compilation_cache(const Dgd& dgd, const Component& c);
 
 // components[].globalDynamoNamespace is true.
-bool usesGlobalDynamoNamespace(const Component& c);
+bool uses_global_dynamo_namespace(const Component& c);
 
 // components[].scalingAdapter is set (upstream v1beta1: present, even as {}, opts in): its
 // DynamoGraphDeploymentScalingAdapter owns the component's replicas.
-bool hasScalingAdapter(const Component& c);
+bool has_scaling_adapter(const Component& c);
 
 }  // namespace dgd::api

@@ -37,10 +37,10 @@ inline std::vector<FieldError> validate(const Dgd& dgd) { return validate(dgd, V
 
 // parse() then, when the text held a document, validate(): what `dgdctl validate` reports
 // for one file. Text that is not a YAML/JSON object yields only the parse error.
-std::vector<FieldError> parseAndValidate(std::string_view text, const ValidateOptions& options = {});
+std::vector<FieldError> parse_and_validate(std::string_view text, const ValidateOptions& options = {});
 
 // The child object name of a component: "<dgd>-<lowercase component name>" with dots
 // replaced by dashes (upstream's rule).
-std::string childName(std::string_view dgdName, std::string_view componentName);
+std::string child_name(std::string_view dgd_name, std::string_view component_name);
 
 }  // namespace dgd::api

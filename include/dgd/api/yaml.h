@@ -19,17 +19,17 @@ struct YamlError : std::runtime_error {
 };
 
 // All documents of a YAML stream (empty documents are skipped). Throws YamlError.
-std::vector<nlohmann::json> yamlToJsonDocuments(std::string_view text);
+std::vector<nlohmann::json> yaml_to_json_documents(std::string_view text);
 
 // Exactly one document (an empty stream gives null). Throws YamlError when the text has
 // several documents or does not parse.
-nlohmann::json yamlToJson(std::string_view text);
+nlohmann::json yaml_to_json(std::string_view text);
 
 // Block-style YAML for a JSON value, deterministic (object keys in nlohmann's sorted
 // order), strings quoted only when a plain scalar would change their meaning; multi-line
 // strings as literal blocks. Ends with a newline.
-std::string jsonToYaml(const nlohmann::json& value);
+std::string json_to_yaml(const nlohmann::json& value);
 // The same text, appended to `out` (several documents into one buffer).
-void appendYaml(std::string& out, const nlohmann::json& value);
+void append_yaml(std::string& out, const nlohmann::json& value);
 
 }  // namespace dgd::api

@@ -29,7 +29,7 @@ struct Recipe {
   std::string path;       // relative to recipes/: "deepseek-v4/deepseek-v4-flash/vllm/agg-b200-agentic/deploy.yaml"
   std::string source;     // the file's text, unchanged
 
-  // The parsed DGD (typed form) and api::toJson of it (expand's overlay). Parsed on
+  // The parsed DGD (typed form) and api::to_json of it (expand's overlay). Parsed on
   // first use, once, thread-safe: a process mostly needs one or two of the recipes, and
   // parsing all of them cost `dgdctl render` more CPU than rendering.
   const api::Dgd& dgd() const;
@@ -53,7 +53,7 @@ class Catalog {
   // an error). Each file's `json`, where set, is read instead of its YAML text. With `errors`, every recipe is parsed now, problems are appended with the
   // file path as the field path and recipes that do not parse are left out; without, each
   // recipe is parsed on first use.
-  static Catalog fromFiles(const std::vector<EmbeddedFile>& files,
+  static Catalog from_files(const std::vector<EmbeddedFile>& files,
                            std::vector<api::FieldError>* errors);
 
   // Recipes sorted by name.
@@ -65,7 +65,7 @@ class Catalog {
   // Why `name` is not a recipe, in one message a user can act on: for SGLang on B200 or
   // H200 it says there is no such recipe and names the vLLM and SGLang GB200 ones;
   // otherwise it lists the closest names (same model or framework) or all of them.
-  std::string explainMissing(std::string_view name) const;
+  std::string explain_missing(std::string_view name) const;
 
  private:
   static Catalog build(const std::vector<EmbeddedFile>& files, std::vector<api::FieldError>* errors);
@@ -75,6 +75,6 @@ class Catalog {
 
 // An embedded support file by path relative to recipes/ (e.g. "scripts/select-rdma-nics.sh"),
 // or nullptr.
-const std::string* embeddedFile(std::string_view path);
+const std::string* embedded_file(std::string_view path);
 
 }  // namespace dgd::recipes

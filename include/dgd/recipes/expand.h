@@ -30,7 +30,7 @@ namespace dgd::recipes {
 struct ExpandResult {
   api::Dgd graph;                         // the explicit graph (valid only when ok())
   std::vector<api::FieldError> errors;    // e.g. spec.recipe unknown, a component's type changed
-  bool ok() const { return !api::hasErrors(errors); }
+  bool ok() const { return !api::has_errors(errors); }
 };
 
 ExpandResult expand(const Catalog& catalog, const api::Dgd& user);
@@ -50,18 +50,18 @@ ExpandResult expand(const Catalog& catalog, api::Dgd&& user);
 struct CheckResult {
   std::vector<api::FieldError> problems;
   std::optional<api::Dgd> graph;  // the explicit graph, set when no problem is an error
-  bool ok() const { return !api::hasErrors(problems); }
+  bool ok() const { return !api::has_errors(problems); }
 };
-CheckResult expandAndValidate(const Catalog& catalog, api::Dgd&& user);
+CheckResult expand_and_validate(const Catalog& catalog, api::Dgd&& user);
 
 // Problems found in the expanded `graph`, with their component indexes rewritten into
 // `user`'s as expandAndValidate does (stage 3).
-std::vector<api::FieldError> inUserPaths(std::vector<api::FieldError> graph_problems, const api::Dgd& graph,
+std::vector<api::FieldError> in_user_paths(std::vector<api::FieldError> graph_problems, const api::Dgd& graph,
                                          const api::Dgd& user);
 
 // The JSON-level overlay used by expand, exposed for tests: `over` merged onto `base`
-// (both DGD documents as api::toJson writes them). Errors carry field paths of `over`.
-nlohmann::json overlayDgd(const nlohmann::json& base, const nlohmann::json& over,
+// (both DGD documents as api::to_json writes them). Errors carry field paths of `over`.
+nlohmann::json overlay_dgd(const nlohmann::json& base, const nlohmann::json& over,
                           std::vector<api::FieldError>& errors);
 
 }  // namespace dgd::recipes

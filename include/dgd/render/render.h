@@ -13,7 +13,7 @@
 //  1. lowering (lowerPodTemplate): the typed blocks become an explicit podTemplate
 //     (command / args, DYN_ROUTER_* env, model cache mount, RDMA and NVLink placement);
 //     the user's podTemplate is merged over it strategically, then components[].env.
-//     toUpstream() stops here: its output is a v1beta1 DGD the upstream operator accepts.
+//     to_upstream() stops here: its output is a v1beta1 DGD the upstream operator accepts.
 //  2. injection: what upstream's operator adds to every pod (labels, DYN_* / POD_* env,
 //     ports, default probes, /dev/shm, the discovery ServiceAccount).
 //
@@ -63,18 +63,18 @@ inline constexpr const char* kPlannerRoleBinding = "planner-serviceaccount-bindi
 
 struct RenderOptions {
   // Namespace of a DGD whose metadata has none (e.g. `kubectl kustomize` output).
-  std::string defaultNamespace = "default";
+  std::string default_namespace = "default";
   // The ClusterRole a planner's ServiceAccount is bound to (the chart's planner role).
-  std::string plannerClusterRole = "dgd-operator-planner";
+  std::string planner_cluster_role = "dgd-operator-planner";
   // PROMETHEUS_ENDPOINT of every component when not empty (upstream's
   // infrastructure.prometheusEndpoint): where the planner queries the graph's metrics.
-  std::string prometheusEndpoint = "";
+  std::string prometheus_endpoint = "";
 };
 
 struct RenderResult {
   std::vector<nlohmann::json> objects;   // the desired children, in the documented order
   std::vector<api::FieldError> errors;   // a podTemplate that cannot be merged, ...
-  bool ok() const { return !api::hasErrors(errors); }
+  bool ok() const { return !api::has_errors(errors); }
 };
 
 RenderResult render(const api::Dgd& graph, const RenderOptions& options = {});
@@ -84,26 +84,26 @@ RenderResult render(const api::Dgd& graph, const RenderOptions& options = {});
 // components[].engine / router / env removed), then the objects upstream's operator does
 // not create but the lowered pods need (SGLang ConfigMap, ComputeDomain, model-cache PVC
 // and download Job), as render() makes them.
-RenderResult toUpstream(const api::Dgd& graph, const RenderOptions& options = {});
+RenderResult to_upstream(const api::Dgd& graph, const RenderOptions& options = {});
 
 // Layer 1 for one component of `graph`: the explicit podTemplate (see above).
-nlohmann::json lowerPodTemplate(const api::Dgd& graph, const api::Component& component,
+nlohmann::json lower_pod_template(const api::Dgd& graph, const api::Component& component,
                                 std::vector<api::FieldError>& errors);
 
 // The model download Job of a cache, model and revision:
 // "<claim>-download-<8 hex of FNV-1a(model@revision)>". DGDs that share the three share
 // the Job (reconcile/model_cache.h); a new revision gets a new Job.
-std::string downloadJobName(const std::string& claim, const std::string& modelId, const std::string& revision);
+std::string download_job_name(const std::string& claim, const std::string& model_id, const std::string& revision);
 
 // Label on the model-cache PVC and download Job, naming the claim. They belong to the
 // cache, which several DGDs may share, so they carry no DGD name label.
 inline constexpr const char* kLabelModelCache = "nvidia.com/model-cache";
 
 // "<k8s namespace>-<dgd name>": the Dynamo namespace of a graph's pods (DYN_NAMESPACE).
-std::string dynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName);
+std::string dynamo_namespace(const std::string& k8s_namespace, const std::string& dgd_name);
 // A component's Dynamo namespace: "dynamo" with components[].globalDynamoNamespace, else
-// dynamoNamespace().
-std::string componentDynamoNamespace(const std::string& k8sNamespace, const std::string& dgdName,
+// dynamo_namespace().
+std::string component_dynamo_namespace(const std::string& k8s_namespace, const std::string& dgd_name,
                                      const api::Component& c);
 
 }  // namespace dgd::render

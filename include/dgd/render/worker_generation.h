@@ -37,14 +37,14 @@ inline constexpr const char* kRolloutOnlyAnnotations[] = {
 
 // True for a Deployment (or pod) whose nvidia.com/dynamo-component-type label is worker,
 // prefill or decode.
-bool isWorkerObject(const nlohmann::json& obj);
+bool is_worker_object(const nlohmann::json& obj);
 
 // The hash of the worker Deployments among `objects` (as render builds them, named
 // `<dgd>-<component>`); "" when there is none.
-std::string workerGenerationHash(const std::vector<nlohmann::json>& objects);
+std::string worker_generation_hash(const std::vector<nlohmann::json>& objects);
 
 // Renames every worker Deployment among `objects` to `<name>-<hash>` and stamps the hash
 // (label, selector, DYN_NAMESPACE_WORKER_SUFFIX). No-op without workers.
-void stampWorkerGeneration(std::vector<nlohmann::json>& objects);
+void stamp_worker_generation(std::vector<nlohmann::json>& objects);
 
 }  // namespace dgd::render

@@ -21,7 +21,7 @@ namespace {
 using nlohmann::json;
 
 // Several documents: YAML "---"-separated, or a JSON v1 List.
-void printDocuments(const std::vector<json>& docs, Format f, std::ostream& out) {
+void print_documents(const std::vector<json>& docs, Format f, std::ostream& out) {
   if (f == Format::kJson) {
     out << json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", docs}}.dump(2) << "\n";
     return;
@@ -30,7 +30,7 @@ void printDocuments(const std::vector<json>& docs, Format f, std::ostream& out) 
   text.reserve(size_t{1} << 16);  // a recipe's children: 20-40 KiB
   for (const auto& d : docs) {
     text += "---\n";
-    api::appendYaml(text, d);
+    api::append_yaml(text, d);
   }
   out << text;
 }
@@ -41,25 +41,25 @@ struct KeptUntilExit {
   std::vector<json> documents;
   std::vector<api::Dgd> graphs;
 };
-KeptUntilExit& keptUntilExit() {
+KeptUntilExit& kept_until_exit() {
   static auto* kept = new KeptUntilExit;
   return *kept;
 }
-void keepDocuments(std::vector<json>& docs) {
-  auto& kept = keptUntilExit().documents;
+void keep_documents(std::vector<json>& docs) {
+  auto& kept = kept_until_exit().documents;
   for (auto& d : docs) kept.push_back(std::move(d));
 }
 
-bool isDgd(const json& doc) {
+bool is_dgd(const json& doc) {
   return doc.is_object() && doc.value("kind", std::string()) == api::kKind;
 }
 
 // The documents of the input. A v1 List is unpacked. Reports YAML errors on `err`.
-std::optional<std::vector<json>> readDocuments(const std::string& text, const std::string& source,
+std::optional<std::vector<json>> read_documents(const std::string& text, const std::string& source,
                                                std::ostream& err) {
   std::vector<json> docs;
   try {
-    docs = api::yamlToJsonDocuments(text);
+    docs = api::yaml_to_json_documents(text);
   } catch (const api::YamlError& e) {
     err << bounded(source) << ": " << bounded(e.what()) << "\n";
     return std::nullopt;
@@ -85,7 +85,7 @@ struct Prepared {
 Prepared prepare(json&& doc, size_t index) {
   Prepared p;
   p.name = "document " + std::to_string(index + 1);
-  auto parsed = api::fromJson(std::move(doc));
+  auto parsed = api::from_json(std::move(doc));
   if (!parsed.dgd.metadata.name.empty()) p.name = parsed.dgd.metadata.name;
   const bool parsed_ok = parsed.ok();
   p.problems = std::move(parsed.errors);
@@ -94,14 +94,14 @@ Prepared prepare(json&& doc, size_t index) {
   // it would cost such a render more than reading its input.
   static const recipes::Catalog kNoRecipes;
   const recipes::Catalog& catalog = parsed.dgd.spec.recipe ? recipes::Catalog::builtin() : kNoRecipes;
-  auto checked = recipes::expandAndValidate(catalog, std::move(parsed.dgd));
+  auto checked = recipes::expand_and_validate(catalog, std::move(parsed.dgd));
   for (auto& e : checked.problems) p.problems.push_back(std::move(e));
   p.graph = std::move(checked.graph);
   return p;
 }
 
 // One line per problem; names and messages are bounded (a 10 MB name costs a line).
-void reportProblems(const Prepared& p, const std::string& source, std::ostream& err) {
+void report_problems(const Prepared& p, const std::string& source, std::ostream& err) {
   const std::string prefix = bounded(source) + ": " + bounded(p.name, 80) + ": ";
   for (const auto& e : p.problems) {
     err << prefix << (e.severity == api::Severity::kWarning ? "warning: " : "error: ") << bounded(e.str(), 2048)
@@ -111,7 +111,7 @@ void reportProblems(const Prepared& p, const std::string& source, std::ostream& 
 
 // An object the API server would store is at most etcd's request limit: say so before
 // any work on a larger one.
-std::optional<std::string> tooLargeToStore(const json& doc) {
+std::optional<std::string> too_large_to_store(const json& doc) {
   const size_t bytes = doc.dump().size();
   if (bytes <= kMaxObjectBytes) return std::nullopt;
   return "the object is " + std::to_string(bytes) + " bytes as JSON; etcd stores at most " +
@@ -120,16 +120,16 @@ std::optional<std::string> tooLargeToStore(const json& doc) {
 
 // Runs `each` on the prepared graph of every DGD document; 1 when any document fails.
 template <class F>
-int forEachGraph(const std::string& text, const std::string& source, std::ostream& err, bool keepUntilExit,
+int for_each_graph(const std::string& text, const std::string& source, std::ostream& err, bool keep_until_exit,
                  F each) {
-  auto docs = readDocuments(text, source, err);
+  auto docs = read_documents(text, source, err);
   if (!docs) return 1;
   int rc = 0;
   size_t count = 0;
   for (size_t i = 0; i < docs->size(); ++i) {
-    if (!isDgd((*docs)[i])) continue;
+    if (!is_dgd((*docs)[i])) continue;
     ++count;
-    if (auto why = tooLargeToStore((*docs)[i])) {
+    if (auto why = too_large_to_store((*docs)[i])) {
       const json& meta = (*docs)[i].value("metadata", json::object());
       const json name = meta.is_object() ? meta.value("name", json()) : json();
       err << bounded(source) << ": " << (name.is_string() ? bounded(name.get<std::string>(), 80) : "document " + std::to_string(i + 1))
@@ -138,13 +138,13 @@ int forEachGraph(const std::string& text, const std::string& source, std::ostrea
       continue;
     }
     Prepared p = prepare(std::move((*docs)[i]), i);
-    reportProblems(p, source, err);
+    report_problems(p, source, err);
     if (!p.graph) {
       rc = 1;
       continue;
     }
     if (!each(*p.graph, p)) rc = 1;
-    if (keepUntilExit) keptUntilExit().graphs.push_back(std::move(*p.graph));
+    if (keep_until_exit) kept_until_exit().graphs.push_back(std::move(*p.graph));
   }
   if (count == 0) {
     err << bounded(source) << ": no " << api::kKind << " document found\n";
@@ -153,11 +153,11 @@ int forEachGraph(const std::string& text, const std::string& source, std::ostrea
   return rc;
 }
 
-int gpuCount(const api::Dgd& dgd) {
+int gpu_count(const api::Dgd& dgd) {
   int total = 0;
   for (const auto& c : dgd.spec.components) {
-    if (!c.type || !api::isWorkerType(*c.type) || !c.podTemplate.is_object()) continue;
-    for (const auto& ct : c.podTemplate["spec"].value("containers", json::array())) {
+    if (!c.type || !api::is_worker_type(*c.type) || !c.pod_template.is_object()) continue;
+    for (const auto& ct : c.pod_template["spec"].value("containers", json::array())) {
       const auto& req = ct.value("resources", json::object()).value("requests", json::object());
       if (req.contains("nvidia.com/gpu")) {
         const auto& g = req["nvidia.com/gpu"];
@@ -170,7 +170,7 @@ int gpuCount(const api::Dgd& dgd) {
 
 }  // namespace
 
-int recipesList(const CommonOptions& o, std::ostream& out, bool table) {
+int recipes_list(const CommonOptions& o, std::ostream& out, bool table) {
   const auto& all = recipes::Catalog::builtin().all();
   if (table) {
     out << "NAME                                            GPUS  COMPONENTS\n";
@@ -182,7 +182,7 @@ int recipesList(const CommonOptions& o, std::ostream& out, bool table) {
       }
       std::string name = r.name;
       name.resize(std::max<size_t>(name.size() + 1, 48), ' ');
-      std::string gpus = std::to_string(gpuCount(r.dgd()));
+      std::string gpus = std::to_string(gpu_count(r.dgd()));
       gpus.resize(6, ' ');
       out << name << gpus << comps << "\n";
     }
@@ -192,28 +192,28 @@ int recipesList(const CommonOptions& o, std::ostream& out, bool table) {
   for (const auto& r : all) {
     json comps = json::array();
     for (const auto& c : r.dgd().spec.components) {
-      comps.push_back({{"name", c.name}, {"type", c.type ? api::toString(*c.type) : ""}, {"replicas", c.replicas.value_or(1)}});
+      comps.push_back({{"name", c.name}, {"type", c.type ? api::to_string(*c.type) : ""}, {"replicas", c.replicas.value_or(1)}});
     }
     items.push_back({{"name", r.name}, {"dgd", r.dgd().metadata.name}, {"model", r.model},
-                     {"framework", r.framework}, {"gpus", gpuCount(r.dgd())}, {"components", comps}});
+                     {"framework", r.framework}, {"gpus", gpu_count(r.dgd())}, {"components", comps}});
   }
   if (o.format == Format::kJson) {
     out << items.dump(2) << "\n";
   } else {
-    out << api::jsonToYaml(items);
+    out << api::json_to_yaml(items);
   }
   return 0;
 }
 
-int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& out, std::ostream& err) {
+int recipes_show(const std::string& name, const CommonOptions& o, std::ostream& out, std::ostream& err) {
   const auto& catalog = recipes::Catalog::builtin();
   const recipes::Recipe* r = catalog.find(name);
   if (r == nullptr) {
-    err << "dgdctl: " << bounded(catalog.explainMissing(name)) << "\n";
+    err << "dgdctl: " << bounded(catalog.explain_missing(name)) << "\n";
     return 1;
   }
   if (o.format == Format::kJson) {
-    out << api::toJson(r->dgd()).dump(2) << "\n";
+    out << api::to_json(r->dgd()).dump(2) << "\n";
   } else {
     out << r->source;
   }
@@ -223,37 +223,37 @@ int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& o
 int expand(const std::string& text, const std::string& source, bool typed, const CommonOptions& o,
            std::ostream& out, std::ostream& err) {
   std::vector<json> docs;
-  int rc = forEachGraph(text, source, err, o.keepUntilExit, [&](const api::Dgd& graph, const Prepared&) {
+  int rc = for_each_graph(text, source, err, o.keep_until_exit, [&](const api::Dgd& graph, const Prepared&) {
     if (typed) {
-      docs.push_back(api::toJson(graph));
+      docs.push_back(api::to_json(graph));
       return true;
     }
-    auto up = render::toUpstream(graph, render::RenderOptions{o.defaultNamespace});
+    auto up = render::to_upstream(graph, render::RenderOptions{o.default_namespace});
     for (const auto& e : up.errors) err << bounded(source) << ": " << bounded(graph.metadata.name, 80) << ": error: " << bounded(e.str(), 2048) << "\n";
     for (auto& d : up.objects) docs.push_back(std::move(d));
     return up.ok();
   });
-  if (rc == 0) printDocuments(docs, o.format, out);
-  if (o.keepUntilExit) keepDocuments(docs);
+  if (rc == 0) print_documents(docs, o.format, out);
+  if (o.keep_until_exit) keep_documents(docs);
   return rc;
 }
 
 int render(const std::string& text, const std::string& source, const CommonOptions& o, std::ostream& out,
            std::ostream& err) {
   std::vector<json> docs;
-  int rc = forEachGraph(text, source, err, o.keepUntilExit, [&](const api::Dgd& graph, const Prepared&) {
-    auto r = render::render(graph, render::RenderOptions{o.defaultNamespace});
+  int rc = for_each_graph(text, source, err, o.keep_until_exit, [&](const api::Dgd& graph, const Prepared&) {
+    auto r = render::render(graph, render::RenderOptions{o.default_namespace});
     for (const auto& e : r.errors) err << bounded(source) << ": " << bounded(graph.metadata.name, 80) << ": error: " << bounded(e.str(), 2048) << "\n";
     for (auto& d : r.objects) docs.push_back(std::move(d));
     return r.ok();
   });
-  if (rc == 0) printDocuments(docs, o.format, out);
-  if (o.keepUntilExit) keepDocuments(docs);
+  if (rc == 0) print_documents(docs, o.format, out);
+  if (o.keep_until_exit) keep_documents(docs);
   return rc;
 }
 
 int validate(const std::string& text, const std::string& source, std::ostream& out, std::ostream& err) {
-  return forEachGraph(text, source, err, false, [&](const api::Dgd& graph, const Prepared& p) {
+  return for_each_graph(text, source, err, false, [&](const api::Dgd& graph, const Prepared& p) {
     out << bounded(source) << ": " << api::kKind << " " << bounded(graph.metadata.name, 80) << " is valid";
     if (!p.problems.empty()) out << " (" << p.problems.size() << " warning(s))";
     out << "\n";

@@ -12,17 +12,17 @@ enum class Format { kYaml, kJson };
 
 struct CommonOptions {
   Format format = Format::kYaml;
-  std::string defaultNamespace = "default";  // for DGDs whose metadata has none
+  std::string default_namespace = "default";  // for DGDs whose metadata has none
   // The process ends right after the command (dgdctl's main): what it built (documents,
   // graphs) is left to the exit instead of being freed node by node. Off for any caller
   // that goes on running, where it would keep that memory.
-  bool keepUntilExit = false;
+  bool keep_until_exit = false;
 };
 
 // Table of the catalog (yaml: a summary list; json: the same as JSON).
-int recipesList(const CommonOptions& o, std::ostream& out, bool table);
+int recipes_list(const CommonOptions& o, std::ostream& out, bool table);
 // One recipe: its deploy.yaml unchanged (yaml) or the parsed DGD (json).
-int recipesShow(const std::string& name, const CommonOptions& o, std::ostream& out, std::ostream& err);
+int recipes_show(const std::string& name, const CommonOptions& o, std::ostream& out, std::ostream& err);
 // Every DGD document of `text` → the upstream-compatible documents (or, with `typed`,
 // the explicit typed graph).
 int expand(const std::string& text, const std::string& source, bool typed, const CommonOptions& o,

@@ -32,7 +32,7 @@ int run_convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
   const std::string& text = input->text;
   std::vector<json> docs;
   try {
-    docs = api::yamlToJsonDocuments(text);
+    docs = api::yaml_to_json_documents(text);
   } catch (const api::YamlError& e) {
     err << bounded(input->source) << ": " << bounded(e.what()) << "\n";
     return 1;
@@ -40,11 +40,11 @@ int run_convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<json> result;
   int rc = 0;
   for (size_t i = 0; i < docs.size(); ++i) {
-    if (!api::isV1alpha1Dgd(docs[i])) {
+    if (!api::is_v1alpha1_dgd(docs[i])) {
       result.push_back(std::move(docs[i]));
       continue;
     }
-    auto converted = api::convertV1alpha1(docs[i]);
+    auto converted = api::convert_v1alpha1(docs[i]);
     std::string name = "document " + std::to_string(i + 1);
     if (docs[i]["metadata"].is_object() && docs[i]["metadata"].value("name", json()).is_string()) {
       name = docs[i]["metadata"]["name"].get<std::string>();
@@ -71,7 +71,7 @@ int run_convert(const ConvertArgs& a, std::ostream& out, std::ostream& err) {
     std::string yaml;
     for (const auto& d : result) {
       yaml += "---\n";
-      api::appendYaml(yaml, d);
+      api::append_yaml(yaml, d);
     }
     out << yaml;
   }

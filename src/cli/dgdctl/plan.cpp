@@ -96,7 +96,7 @@ int run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (!input) return kError;
   std::vector<json> docs;
   try {
-    docs = api::yamlToJsonDocuments(input->text);
+    docs = api::yaml_to_json_documents(input->text);
   } catch (const api::YamlError& e) {
     err << bounded(input->source) << ": " << bounded(e.what()) << "\n";
     return kError;
@@ -130,14 +130,14 @@ int run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   for (size_t i = 0; i < docs.size(); ++i) {
     if (!docs[i].is_object() || docs[i].value("kind", "") != api::kKind) continue;
     ++count;
-    auto parsed = api::fromJson(docs[i]);
+    auto parsed = api::from_json(docs[i]);
     std::vector<api::FieldError> problems = parsed.errors;
     const std::string name = parsed.dgd.metadata.name.empty() ? "document " + std::to_string(i + 1)
                                                               : parsed.dgd.metadata.name;
     const std::string ns_of_dgd = parsed.dgd.metadata.namespace_;
     std::optional<recipes::CheckResult> checked;
     if (parsed.ok()) {
-      checked = recipes::expandAndValidate(recipes::Catalog::builtin(), std::move(parsed.dgd));
+      checked = recipes::expand_and_validate(recipes::Catalog::builtin(), std::move(parsed.dgd));
       for (auto& e : checked->problems) problems.push_back(e);
     }
     if (!checked || !checked->graph) {

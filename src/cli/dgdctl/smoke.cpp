@@ -105,7 +105,7 @@ int run_smoke(const SmokeOptions& o) {
   if (!o.dgd.empty() && client) {
     auto obj = client->get(reconcile::dgd_resource(), ns, o.dgd);
     if (!obj) return fail_setup("cannot read DynamoGraphDeployment " + ns + "/" + o.dgd + ": " + obj.error().to_string());
-    api::ParseResult parsed = api::fromJson(*obj);
+    api::ParseResult parsed = api::from_json(*obj);
     if (!parsed.document) return fail_setup(ns + "/" + o.dgd + " is not a DynamoGraphDeployment");
     api::Dgd graph = parsed.dgd;
     if (parsed.dgd.spec.recipe) {
@@ -158,7 +158,7 @@ int run_smoke(const SmokeOptions& o) {
 
 }  // namespace
 
-void addSmokeCommand(CLI::App& app) {
+void add_smoke_command(CLI::App& app) {
   auto o = std::make_shared<SmokeOptions>();
   auto* cmd = app.add_subcommand(
       "smoke",

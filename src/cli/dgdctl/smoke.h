@@ -9,6 +9,6 @@ namespace dgd::cli {
 
 // Adds the `smoke` subcommand to `app`. When chosen it runs during parsing and ends it
 // with CLI::RuntimeError(exit code), which CLI11_PARSE turns into main's return value.
-void addSmokeCommand(CLI::App& app);
+void add_smoke_command(CLI::App& app);
 
 }  // namespace dgd::cli

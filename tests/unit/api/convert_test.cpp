@@ -55,9 +55,9 @@ spec:
 )";
 
 TEST(ConvertV1alpha1, UpstreamsMappingFieldByField) {
-  json doc = yamlToJson(kDisagg);
-  ASSERT_TRUE(isV1alpha1Dgd(doc));
-  auto r = convertV1alpha1(doc);
+  json doc = yaml_to_json(kDisagg);
+  ASSERT_TRUE(is_v1alpha1_dgd(doc));
+  auto r = convert_v1alpha1(doc);
   for (const auto& e : r.errors) ADD_FAILURE() << e.str();
   const json& out = r.dgd;
   EXPECT_EQ(out["apiVersion"], "nvidia.com/v1beta1");
@@ -103,7 +103,7 @@ TEST(ConvertV1alpha1, UpstreamsMappingFieldByField) {
 }
 
 TEST(ConvertV1alpha1, OutputIsAValidV1beta1Dgd) {
-  auto r = convertV1alpha1(yamlToJson(kDisagg));
+  auto r = convert_v1alpha1(yaml_to_json(kDisagg));
   ASSERT_TRUE(r.ok());
   // Drop the prefill-only graph's disaggregation rule from the picture: add a decode side.
   json dgd = r.dgd;
@@ -111,13 +111,13 @@ TEST(ConvertV1alpha1, OutputIsAValidV1beta1Dgd) {
   decode["name"] = "VllmDecodeWorker";
   decode["type"] = "decode";
   dgd["spec"]["components"].push_back(decode);
-  auto parsed = fromJson(dgd);
+  auto parsed = from_json(dgd);
   for (const auto& e : parsed.errors) ADD_FAILURE() << e.str();
   for (const auto& e : validate(parsed.dgd)) ADD_FAILURE() << e.str();
 }
 
 TEST(ConvertV1alpha1, FieldsWithoutAV1beta1FormAreNamed) {
-  auto r = convertV1alpha1(yamlToJson(R"(
+  auto r = convert_v1alpha1(yaml_to_json(R"(
 apiVersion: nvidia.com/v1alpha1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -143,7 +143,7 @@ spec:
 }
 
 TEST(ConvertV1alpha1, ExperimentalBlocksMoveWithV1beta1Spelling) {
-  auto r = convertV1alpha1(yamlToJson(R"(
+  auto r = convert_v1alpha1(yaml_to_json(R"(
 apiVersion: nvidia.com/v1alpha1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -171,7 +171,7 @@ TEST(ConvertV1alpha1, HostileShapesAreReportedNotCrashed) {
                            "{env: 3, volumeMounts: 4}, containers: 5}}}}}"}) {
     SCOPED_TRACE(text);
     ConversionResult r;
-    EXPECT_NO_THROW(r = convertV1alpha1(yamlToJson(text)));
+    EXPECT_NO_THROW(r = convert_v1alpha1(yaml_to_json(text)));
     EXPECT_NO_THROW((void)r.dgd.dump());
   }
 }

@@ -16,14 +16,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string readFile(const fs::path& p) {
+std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-std::vector<fs::path> yamlFiles(const fs::path& dir, bool recursive = false, const std::string& only = "") {
+std::vector<fs::path> yaml_files(const fs::path& dir, bool recursive = false, const std::string& only = "") {
   std::vector<fs::path> out;
   if (!fs::exists(dir)) return out;
   auto add = [&](const fs::directory_entry& e) {
@@ -42,14 +42,14 @@ std::vector<fs::path> yamlFiles(const fs::path& dir, bool recursive = false, con
 
 // parse + validate, as `dgdctl validate` does on a file.
 std::vector<FieldError> check(const std::string& text) {
-  std::vector<FieldError> all = parseAndValidate(text);
+  std::vector<FieldError> all = parse_and_validate(text);
   // The best-effort model must still serialize (messages and values are valid UTF-8).
-  EXPECT_NO_THROW((void)toJson(parse(text).dgd).dump());
+  EXPECT_NO_THROW((void)to_json(parse(text).dgd).dump());
   for (const auto& e : all) EXPECT_NO_THROW((void)nlohmann::json(e.str()).dump());
   return all;
 }
 
-std::vector<std::string> expectedPaths(const std::string& text) {
+std::vector<std::string> expected_paths(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   std::string line;
@@ -66,17 +66,17 @@ std::vector<std::string> expectedPaths(const std::string& text) {
 const fs::path kSource = DGD_SOURCE_DIR;
 
 TEST(Corpus, HasAtLeast45InvalidDgds) {
-  EXPECT_GE(yamlFiles(kSource / "tests/golden/invalid").size(), 45u);
+  EXPECT_GE(yaml_files(kSource / "tests/golden/invalid").size(), 45u);
 }
 
 TEST(Corpus, EveryInvalidDgdFailsAtItsExpectedPaths) {
-  for (const auto& file : yamlFiles(kSource / "tests/golden/invalid")) {
+  for (const auto& file : yaml_files(kSource / "tests/golden/invalid")) {
     SCOPED_TRACE(file.filename().string());
-    std::string text = readFile(file);
-    auto expected = expectedPaths(text);
+    std::string text = read_file(file);
+    auto expected = expected_paths(text);
     ASSERT_FALSE(expected.empty()) << "no '# expect:' line";
     auto errors = check(text);
-    ASSERT_TRUE(hasErrors(errors)) << "accepted an invalid DGD";
+    ASSERT_TRUE(has_errors(errors)) << "accepted an invalid DGD";
     for (const auto& e : errors) {
       EXPECT_FALSE(e.message.empty());
       EXPECT_EQ(e.severity, Severity::kError) << e.str();
@@ -91,16 +91,16 @@ TEST(Corpus, EveryInvalidDgdFailsAtItsExpectedPaths) {
 }
 
 TEST(Corpus, EveryValidDgdHasNoErrorAndNoWarning) {
-  auto files = yamlFiles(kSource / "tests/golden/valid");
+  auto files = yaml_files(kSource / "tests/golden/valid");
   ASSERT_GE(files.size(), 5u);
   for (const auto& file : files) {
     SCOPED_TRACE(file.filename().string());
-    std::string text = readFile(file);
+    std::string text = read_file(file);
     auto problems = check(text);
     for (const auto& e : problems) ADD_FAILURE() << e.str();
     // Round trip: what we print parses back to the same model.
     ParseResult r = parse(text);
-    ParseResult again = fromJson(toJson(r.dgd));
+    ParseResult again = from_json(to_json(r.dgd));
     EXPECT_TRUE(again.ok());
     EXPECT_EQ(again.dgd, r.dgd);
   }
@@ -108,9 +108,9 @@ TEST(Corpus, EveryValidDgdHasNoErrorAndNoWarning) {
 
 // The catalog's recipe DGDs are complete graphs: `dgdctl validate` must accept them.
 TEST(Corpus, EveryRecipeDgdIsValid) {
-  for (const auto& file : yamlFiles(kSource / "recipes", /*recursive=*/true, "deploy")) {
+  for (const auto& file : yaml_files(kSource / "recipes", /*recursive=*/true, "deploy")) {
     SCOPED_TRACE(file.string());
-    ParseResult r = parse(readFile(file));
+    ParseResult r = parse(read_file(file));
     for (const auto& e : r.errors) ADD_FAILURE() << e.str();
     for (const auto& e : validate(r.dgd, {ValidationMode::kComplete})) ADD_FAILURE() << e.str();
   }

@@ -21,28 +21,28 @@ using nlohmann::json;
 
 const fs::path kSource = DGD_SOURCE_DIR;
 
-json loadYaml(const fs::path& p) {
+json load_yaml(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream ss;
   ss << in.rdbuf();
-  return yamlToJson(ss.str());
+  return yaml_to_json(ss.str());
 }
 
-const json& dgdSchema() {
-  static const json crd = loadYaml(kSource / "crds/nvidia.com_dynamographdeployments.yaml");
+const json& dgd_schema() {
+  static const json crd = load_yaml(kSource / "crds/nvidia.com_dynamographdeployments.yaml");
   return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
 }
 
 // ---- structural schema rules -------------------------------------------------------------
 
-void checkStructural(const json& node, const std::string& path, std::vector<std::string>& problems) {
+void check_structural(const json& node, const std::string& path, std::vector<std::string>& problems) {
   if (!node.is_object()) {
     problems.push_back(path + ": schema node is not an object");
     return;
   }
   bool preserve = node.value("x-kubernetes-preserve-unknown-fields", false);
-  bool intOrString = node.value("x-kubernetes-int-or-string", false);
-  if (!node.contains("type") && !preserve && !intOrString) problems.push_back(path + ": no type");
+  bool int_or_string = node.value("x-kubernetes-int-or-string", false);
+  if (!node.contains("type") && !preserve && !int_or_string) problems.push_back(path + ": no type");
   std::string type = node.value("type", "");
   if (node.contains("properties") && node.contains("additionalProperties")) {
     problems.push_back(path + ": properties and additionalProperties together");
@@ -50,12 +50,12 @@ void checkStructural(const json& node, const std::string& path, std::vector<std:
   if (type == "array" && !node.contains("items")) problems.push_back(path + ": array without items");
   if (node.contains("properties")) {
     for (auto it = node["properties"].begin(); it != node["properties"].end(); ++it) {
-      checkStructural(it.value(), path + "." + it.key(), problems);
+      check_structural(it.value(), path + "." + it.key(), problems);
     }
   }
-  if (node.contains("items")) checkStructural(node["items"], path + "[]", problems);
+  if (node.contains("items")) check_structural(node["items"], path + "[]", problems);
   if (node.contains("additionalProperties") && node["additionalProperties"].is_object()) {
-    checkStructural(node["additionalProperties"], path + "{}", problems);
+    check_structural(node["additionalProperties"], path + "{}", problems);
   }
   if (node.contains("required")) {
     for (const auto& r : node["required"]) {
@@ -92,16 +92,16 @@ void checkStructural(const json& node, const std::string& path, std::vector<std:
   }
 }
 
-void checkCrd(const json& crd, std::vector<std::string>& problems) {
+void check_crd(const json& crd, std::vector<std::string>& problems) {
   if (crd.value("apiVersion", "") != "apiextensions.k8s.io/v1") problems.push_back("apiVersion");
   if (crd.value("kind", "") != "CustomResourceDefinition") problems.push_back("kind");
   const auto& spec = crd["spec"];
-  std::string expectName = spec["names"].value("plural", "") + "." + spec.value("group", "");
-  if (crd["metadata"].value("name", "") != expectName) problems.push_back("metadata.name must be " + expectName);
+  std::string expect_name = spec["names"].value("plural", "") + "." + spec.value("group", "");
+  if (crd["metadata"].value("name", "") != expect_name) problems.push_back("metadata.name must be " + expect_name);
   int storage = 0;
   for (const auto& v : spec["versions"]) {
     if (v.value("storage", false)) ++storage;
-    checkStructural(v["schema"]["openAPIV3Schema"], v.value("name", "?"), problems);
+    check_structural(v["schema"]["openAPIV3Schema"], v.value("name", "?"), problems);
   }
   if (storage != 1) problems.push_back("exactly one storage version");
 }
@@ -110,13 +110,13 @@ TEST(Crd, BothCrdsAreStructural) {
   for (const char* file : {"crds/nvidia.com_dynamographdeployments.yaml", "crds/nvidia.com_dynamoworkermetadatas.yaml"}) {
     SCOPED_TRACE(file);
     std::vector<std::string> problems;
-    checkCrd(loadYaml(kSource / file), problems);
+    check_crd(load_yaml(kSource / file), problems);
     for (const auto& p : problems) ADD_FAILURE() << p;
   }
 }
 
 TEST(Crd, DgdNamesVersionAndColumns) {
-  json crd = loadYaml(kSource / "crds/nvidia.com_dynamographdeployments.yaml");
+  json crd = load_yaml(kSource / "crds/nvidia.com_dynamographdeployments.yaml");
   const auto& spec = crd["spec"];
   EXPECT_EQ(spec["group"], "nvidia.com");
   EXPECT_EQ(spec["names"]["kind"], "DynamoGraphDeployment");
@@ -157,7 +157,7 @@ TEST(Crd, DgdNamesVersionAndColumns) {
 }
 
 TEST(Crd, WorkerMetadataCrdMatchesUpstreamShape) {
-  json crd = loadYaml(kSource / "crds/nvidia.com_dynamoworkermetadatas.yaml");
+  json crd = load_yaml(kSource / "crds/nvidia.com_dynamoworkermetadatas.yaml");
   EXPECT_EQ(crd["metadata"]["name"], "dynamoworkermetadatas.nvidia.com");
   EXPECT_EQ(crd["spec"]["names"]["kind"], "DynamoWorkerMetadata");
   const auto& v = crd["spec"]["versions"][0];
@@ -192,11 +192,11 @@ const json* resolve(const json& root, const std::string& path) {
 }
 
 TEST(Crd, EveryModelFieldIsInTheSchema) {
-  for (const auto& path : modelFieldPaths()) {
+  for (const auto& path : model_field_paths()) {
     if (path == "apiVersion" || path == "kind" || path.rfind("metadata", 0) == 0 || path.rfind("status", 0) == 0) {
       continue;  // metadata is the API server's; status is the operator's (preserved)
     }
-    EXPECT_NE(resolve(dgdSchema(), path), nullptr) << path << " is in dgd.h but not in the CRD (crds/generate.py)";
+    EXPECT_NE(resolve(dgd_schema(), path), nullptr) << path << " is in dgd.h but not in the CRD (crds/generate.py)";
   }
 }
 
@@ -289,7 +289,7 @@ TEST(Crd, SchemaAdmitsEveryValidDgdAndRecipe) {
   for (const auto& f : all) {
     SCOPED_TRACE(f.string());
     std::vector<std::string> errs;
-    admit(dgdSchema(), loadYaml(f), "", errs);
+    admit(dgd_schema(), load_yaml(f), "", errs);
     for (const auto& e : errs) ADD_FAILURE() << e;
   }
 }
@@ -324,7 +324,7 @@ TEST(Crd, SchemaRejectsSchemaLevelMistakes) {
     const std::string& path = entry.second;
     SCOPED_TRACE(file);
     std::vector<std::string> errs;
-    admit(dgdSchema(), loadYaml(kSource / "tests/golden/invalid" / (file + ".yaml")), "", errs);
+    admit(dgd_schema(), load_yaml(kSource / "tests/golden/invalid" / (file + ".yaml")), "", errs);
     bool found = std::any_of(errs.begin(), errs.end(), [&](const std::string& e) { return e.rfind(path + ":", 0) == 0; });
     std::string got;
     for (const auto& e : errs) got += "\n  " + e;
@@ -341,7 +341,7 @@ namespace {
 // Upstream's v1alpha1 is served with one rule that refuses every object and names the
 // command that converts it; nothing is stored in it.
 TEST(Crd, V1alpha1IsServedOnlyToBeRefusedWithTheConvertCommand) {
-  json crd = loadYaml(kSource / "crds/nvidia.com_dynamographdeployments.yaml");
+  json crd = load_yaml(kSource / "crds/nvidia.com_dynamographdeployments.yaml");
   const auto& v = crd["spec"]["versions"][1];
   EXPECT_EQ(v["name"], "v1alpha1");
   EXPECT_TRUE(v["served"].get<bool>());

@@ -28,7 +28,7 @@ TEST(Docs, ApiMdNamesEveryModelField) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string doc = ss.str();
-  for (std::string path : modelFieldPaths()) {
+  for (std::string path : model_field_paths()) {
     if (path.rfind("metadata.", 0) == 0) continue;  // ObjectMeta is Kubernetes'
     for (const char* suffix : {"[]", "{}"}) {
       if (path.size() > 2 && path.compare(path.size() - 2, 2, suffix) == 0) path.resize(path.size() - 2);

@@ -21,10 +21,10 @@ TEST(FuzzRegression, YamlThatStartsWithAFlowEntryIsAnErrorNotAHang) {
     ParseResult r = parse(text);
     EXPECT_FALSE(r.ok()) << text;
     EXPECT_FALSE(r.document) << text;
-    EXPECT_THROW(yamlToJsonDocuments(text), YamlError) << text;
+    EXPECT_THROW(yaml_to_json_documents(text), YamlError) << text;
   }
   // Several well-formed documents still load, empty ones included.
-  EXPECT_EQ(yamlToJsonDocuments("a: 1\n---\nb: 2\n---\n---\nc: 3\n").size(), 3u);
+  EXPECT_EQ(yaml_to_json_documents("a: 1\n---\nb: 2\n---\n---\nc: 3\n").size(), 3u);
 }
 
 }  // namespace

@@ -61,13 +61,13 @@ TEST(Parse, DesignExampleUserDgd) {
   EXPECT_EQ(d.metadata.name, "dsv41-flash-vllm-h200-disagg-agentic");
   EXPECT_EQ(d.spec.recipe, "deepseek-v4.1-flash/vllm/disagg-h200-agentic");
   ASSERT_TRUE(d.spec.model && d.spec.model->cache && d.spec.model->download);
-  EXPECT_EQ(d.spec.model->cache->claimName, "shared-model-cache");
-  EXPECT_EQ(d.spec.model->download->tokenSecretRef->name, "hf-token-secret");
-  EXPECT_EQ(d.spec.model->download->tokenSecretRef->key, "HF_TOKEN");
+  EXPECT_EQ(d.spec.model->cache->claim_name, "shared-model-cache");
+  EXPECT_EQ(d.spec.model->download->token_secret_ref->name, "hf-token-secret");
+  EXPECT_EQ(d.spec.model->download->token_secret_ref->key, "HF_TOKEN");
   ASSERT_TRUE(d.spec.placement && d.spec.placement->rdma);
   EXPECT_EQ(d.spec.placement->rdma->resource, "rdma/ib");
-  EXPECT_EQ(d.spec.placement->rdma->perWorker, 4);
-  EXPECT_EQ(d.spec.placement->rdma->nicSelection, NicSelection::kSriov);
+  EXPECT_EQ(d.spec.placement->rdma->per_worker, 4);
+  EXPECT_EQ(d.spec.placement->rdma->nic_selection, NicSelection::kSriov);
   ASSERT_EQ(d.spec.components.size(), 1u);
   EXPECT_EQ(d.spec.components[0].name, "DecodeWorker");
   EXPECT_EQ(d.spec.components[0].replicas, 2);
@@ -76,33 +76,33 @@ TEST(Parse, DesignExampleUserDgd) {
 
 TEST(Parse, DesignExampleRecipeWorker) {
   std::vector<FieldError> errors;
-  Component c = componentFromJson(yamlToJson(kRecipeWorker), "spec.components[1]", errors);
+  Component c = component_from_json(yaml_to_json(kRecipeWorker), "spec.components[1]", errors);
   ASSERT_TRUE(errors.empty()) << errors.front().str();
   EXPECT_EQ(c.type, ComponentType::kPrefill);
   ASSERT_TRUE(c.engine);
   const Engine& e = *c.engine;
-  EXPECT_EQ(e.tensorParallelSize, 4);
-  EXPECT_EQ(e.expertParallel, true);
+  EXPECT_EQ(e.tensor_parallel_size, 4);
+  EXPECT_EQ(e.expert_parallel, true);
   EXPECT_EQ(e.eplb->enabled, true);
   EXPECT_FALSE(e.eplb->communicator.has_value());
-  EXPECT_EQ(e.moeBackend, "flashinfer_cutlass");
+  EXPECT_EQ(e.moe_backend, "flashinfer_cutlass");
   EXPECT_EQ(e.speculative->method, "dspark");
-  EXPECT_EQ(e.speculative->numSpeculativeTokens, 3);
-  EXPECT_EQ(e.speculative->adaptiveVerification, false);
-  EXPECT_DOUBLE_EQ(*e.gpuMemoryUtilization, 0.92);
-  EXPECT_EQ(e.kvTransfer->backends, std::vector<std::string>{"UCX"});
-  EXPECT_EQ(e.kvTransfer->numThreads, 4);
-  EXPECT_FALSE(e.maxModelLen.has_value());  // unset stays unset: no flag is rendered
+  EXPECT_EQ(e.speculative->num_speculative_tokens, 3);
+  EXPECT_EQ(e.speculative->adaptive_verification, false);
+  EXPECT_DOUBLE_EQ(*e.gpu_memory_utilization, 0.92);
+  EXPECT_EQ(e.kv_transfer->backends, std::vector<std::string>{"UCX"});
+  EXPECT_EQ(e.kv_transfer->num_threads, 4);
+  EXPECT_FALSE(e.max_model_len.has_value());  // unset stays unset: no flag is rendered
 }
 
 TEST(Parse, RoundTripIsIdentityAndDeterministic) {
   auto r = parse(kUserDgd);
   ASSERT_TRUE(r.ok());
-  nlohmann::json j = toJson(r.dgd);
-  auto again = fromJson(j);
+  nlohmann::json j = to_json(r.dgd);
+  auto again = from_json(j);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again.dgd, r.dgd);
-  EXPECT_EQ(toJson(again.dgd).dump(), j.dump());
+  EXPECT_EQ(to_json(again.dgd).dump(), j.dump());
   // Only what was stated is written.
   EXPECT_FALSE(j["spec"].contains("backendFramework"));
   EXPECT_FALSE(j["spec"]["components"][0].contains("type"));
@@ -122,7 +122,7 @@ TEST(Parse, UpstreamFieldsOutsideTypedBlocksPassThrough) {
   EXPECT_EQ(r.dgd.metadata.extra["uid"], "abc");
   EXPECT_EQ(r.dgd.spec.extra["restart"]["id"], "r1");
   EXPECT_EQ(r.dgd.spec.components[0].extra["minAvailable"], 1);
-  auto j = toJson(r.dgd);
+  auto j = to_json(r.dgd);
   EXPECT_EQ(j["spec"]["priorityClassName"], "high");
   EXPECT_EQ(j["spec"]["components"][0]["podTemplate"]["spec"]["containers"][0]["futureField"], 1);
   EXPECT_EQ(j["metadata"]["resourceVersion"], "7");
@@ -197,7 +197,7 @@ TEST(Parse, NullMeansAbsent) {
 }
 
 TEST(ModelFieldPaths, CoverTypedBlocks) {
-  auto all = modelFieldPaths();
+  auto all = model_field_paths();
   auto has = [&](const std::string& p) { return std::find(all.begin(), all.end(), p) != all.end(); };
   EXPECT_TRUE(has("spec.components[].engine.kvTransfer.backends[]"));
   EXPECT_TRUE(has("spec.components[].podTemplate{}"));
@@ -206,10 +206,10 @@ TEST(ModelFieldPaths, CoverTypedBlocks) {
   EXPECT_TRUE(has("metadata.name"));
 }
 
-// fromJson(json&&) moves podTemplates and passthrough fields out of the document instead
+// from_json(json&&) moves podTemplates and passthrough fields out of the document instead
 // of copying them; what it reads must be exactly what the copying form reads.
 TEST(Parse, ConsumedDocumentReadsAsTheCopiedOne) {
-  const nlohmann::json doc = yamlToJson(R"(
+  const nlohmann::json doc = yaml_to_json(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata:
@@ -237,15 +237,15 @@ spec:
     replicas: "two"
 status: {observedGeneration: 3}
 )");
-  const ParseResult copied = fromJson(doc);
+  const ParseResult copied = from_json(doc);
   nlohmann::json consumable = doc;
-  const ParseResult consumed = fromJson(std::move(consumable));
-  EXPECT_EQ(toJson(consumed.dgd), toJson(copied.dgd));
+  const ParseResult consumed = from_json(std::move(consumable));
+  EXPECT_EQ(to_json(consumed.dgd), to_json(copied.dgd));
   ASSERT_EQ(consumed.errors.size(), copied.errors.size());
   for (size_t i = 0; i < copied.errors.size(); ++i) EXPECT_EQ(consumed.errors[i].str(), copied.errors[i].str());
   // The copying form leaves its argument alone.
   EXPECT_EQ(doc["spec"]["components"][0]["podTemplate"]["spec"]["containers"][0]["image"], "img");
-  EXPECT_EQ(copied.dgd.spec.components[0].podTemplate["spec"]["containers"][0]["image"], "img");
+  EXPECT_EQ(copied.dgd.spec.components[0].pod_template["spec"]["containers"][0]["image"], "img");
 }
 
 }  // namespace

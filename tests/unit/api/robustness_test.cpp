@@ -22,7 +22,7 @@ struct Lcg {  // deterministic: the same mutants on every run
   size_t below(size_t n) { return n == 0 ? 0 : static_cast<size_t>((next() >> 33) % n); }
 };
 
-json hostileValue(Lcg& rng) {
+json hostile_value(Lcg& rng) {
   switch (rng.below(14)) {
     case 0: return nullptr;
     case 1: return -1;
@@ -59,9 +59,9 @@ void mutate(json& doc, Lcg& rng) {
     break;
   }
   if (node->is_object() && rng.below(3) == 0) {
-    (*node)["k" + std::to_string(rng.below(5))] = hostileValue(rng);
+    (*node)["k" + std::to_string(rng.below(5))] = hostile_value(rng);
   } else {
-    *node = hostileValue(rng);
+    *node = hostile_value(rng);
   }
 }
 
@@ -72,7 +72,7 @@ TEST(Robustness, MutatedDgdsNeverCrash) {
     std::ifstream in(e.path());
     std::stringstream ss;
     ss << in.rdbuf();
-    seeds.push_back(yamlToJson(ss.str()));
+    seeds.push_back(yaml_to_json(ss.str()));
   }
   ASSERT_FALSE(seeds.empty());
   Lcg rng{20261130};
@@ -84,23 +84,23 @@ TEST(Robustness, MutatedDgdsNeverCrash) {
       for (int k = 0; k < edits; ++k) mutate(doc, rng);
       ++total;
 
-      ParseResult r = fromJson(doc);
+      ParseResult r = from_json(doc);
       auto problems = validate(r.dgd);
       for (const auto& p : problems) ASSERT_NO_THROW((void)json(p.str()).dump());
-      json back = toJson(r.dgd);
+      json back = to_json(r.dgd);
       ASSERT_NO_THROW((void)back.dump());
       if (r.ok()) {
         // What parsed cleanly survives a round trip unchanged.
-        EXPECT_EQ(fromJson(back).dgd, r.dgd) << back.dump().substr(0, 300) << "\n" << toJson(fromJson(back).dgd).dump().substr(0, 300);
+        EXPECT_EQ(from_json(back).dgd, r.dgd) << back.dump().substr(0, 300) << "\n" << to_json(from_json(back).dgd).dump().substr(0, 300);
       }
-      if (!r.ok() || hasErrors(problems)) ++rejected;
+      if (!r.ok() || has_errors(problems)) ++rejected;
 
       // The emitter writes YAML that reads back as the same value.
-      std::string yaml = jsonToYaml(doc);
+      std::string yaml = json_to_yaml(doc);
       json again;
-      ASSERT_NO_THROW(again = yamlToJson(yaml)) << yaml.substr(0, 2000);
+      ASSERT_NO_THROW(again = yaml_to_json(yaml)) << yaml.substr(0, 2000);
       EXPECT_EQ(again, doc) << yaml.substr(0, 2000);
-      ASSERT_NO_THROW((void)parseAndValidate(yaml));
+      ASSERT_NO_THROW((void)parse_and_validate(yaml));
     }
   }
   // Most mutants are invalid: the checks are not vacuous.

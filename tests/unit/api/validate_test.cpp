@@ -16,7 +16,7 @@ Dgd parsed(const std::string& text) {
   return r.dgd;
 }
 
-bool hasPath(const std::vector<FieldError>& errs, const std::string& path) {
+bool has_path(const std::vector<FieldError>& errs, const std::string& path) {
   return std::any_of(errs.begin(), errs.end(), [&](const FieldError& e) { return e.path == path; });
 }
 
@@ -43,19 +43,19 @@ TEST(Validate, OverlayOnARecipeMayBePartial) {
   EXPECT_TRUE(validate(d).empty()) << dump(validate(d));
   // The same document judged as a complete graph misses what the recipe would supply.
   auto errs = validate(d, {ValidationMode::kComplete});
-  EXPECT_TRUE(hasPath(errs, "spec.components[0].type")) << dump(errs);
-  EXPECT_TRUE(hasPath(errs, "spec.components[0].podTemplate")) << dump(errs);
-  EXPECT_TRUE(hasPath(errs, "spec.backendFramework")) << dump(errs);
-  EXPECT_TRUE(hasPath(errs, "spec.model.id")) << dump(errs);
+  EXPECT_TRUE(has_path(errs, "spec.components[0].type")) << dump(errs);
+  EXPECT_TRUE(has_path(errs, "spec.components[0].podTemplate")) << dump(errs);
+  EXPECT_TRUE(has_path(errs, "spec.backendFramework")) << dump(errs);
+  EXPECT_TRUE(has_path(errs, "spec.model.id")) << dump(errs);
 }
 
 TEST(Validate, OverlayStillChecksWhatItStates) {
   Dgd d = parsed(kOverlay);
   d.spec.components[0].replicas = -3;
-  d.spec.components[0].engine->maxNumSeqs = 0;
+  d.spec.components[0].engine->max_num_seqs = 0;
   auto errs = validate(d);
-  EXPECT_TRUE(hasPath(errs, "spec.components[0].replicas")) << dump(errs);
-  EXPECT_TRUE(hasPath(errs, "spec.components[0].engine.maxNumSeqs")) << dump(errs);
+  EXPECT_TRUE(has_path(errs, "spec.components[0].replicas")) << dump(errs);
+  EXPECT_TRUE(has_path(errs, "spec.components[0].engine.maxNumSeqs")) << dump(errs);
   EXPECT_EQ(errs.size(), 2u) << dump(errs);
 }
 
@@ -63,15 +63,15 @@ TEST(Validate, ReportsEveryProblemNotJustTheFirst) {
   Dgd d = parsed(kOverlay);
   d.metadata.name = "Bad_Name";
   d.spec.components[0].replicas = 100000;
-  d.spec.components[0].sharedMemorySize = "lots";
-  d.spec.components[0].engine->blockSize = 3;
+  d.spec.components[0].shared_memory_size = "lots";
+  d.spec.components[0].engine->block_size = 3;
   d.spec.components[0].engine->speculative = Speculative{};
-  d.spec.components[0].engine->speculative->numSpeculativeTokens = 0;
+  d.spec.components[0].engine->speculative->num_speculative_tokens = 0;
   auto errs = validate(d);
   for (const char* p : {"metadata.name", "spec.components[0].replicas", "spec.components[0].sharedMemorySize",
                         "spec.components[0].engine.blockSize",
                         "spec.components[0].engine.speculative.numSpeculativeTokens"}) {
-    EXPECT_TRUE(hasPath(errs, p)) << p << dump(errs);
+    EXPECT_TRUE(has_path(errs, p)) << p << dump(errs);
   }
   auto msg = std::find_if(errs.begin(), errs.end(), [](const FieldError& e) {
     return e.path == "spec.components[0].engine.speculative.numSpeculativeTokens";
@@ -85,20 +85,20 @@ TEST(Validate, ReportsEveryProblemNotJustTheFirst) {
 }
 
 TEST(Validate, ChildNameBudgetCountsTheSuffix) {
-  EXPECT_EQ(childName("dsv41", "Decode.Worker"), "dsv41-decode-worker");
+  EXPECT_EQ(child_name("dsv41", "Decode.Worker"), "dsv41-decode-worker");
   Dgd d = parsed(kOverlay);
   d.metadata.name = std::string(50, 'a');
   d.spec.components[0].type = ComponentType::kFrontend;
   d.spec.components[0].name = std::string(12, 'B');  // 50 + 1 + 12 = 63: fits
-  EXPECT_FALSE(hasPath(validate(d), "spec.components[0].name"));
+  EXPECT_FALSE(has_path(validate(d), "spec.components[0].name"));
   d.spec.components[0].name = std::string(13, 'B');  // 64: does not
   auto errs = validate(d);
-  ASSERT_TRUE(hasPath(errs, "spec.components[0].name")) << dump(errs);
+  ASSERT_TRUE(has_path(errs, "spec.components[0].name")) << dump(errs);
   EXPECT_NE(errs.front().message.find("64 characters"), std::string::npos);
   // A worker's Deployment adds its generation, "-<8 hex>": 50 + 1 + 3 + 9 = 63 fits.
   d.spec.components[0].type = ComponentType::kDecode;
   d.spec.components[0].name = std::string(3, 'B');
-  EXPECT_FALSE(hasPath(validate(d), "spec.components[0].name"));
+  EXPECT_FALSE(has_path(validate(d), "spec.components[0].name"));
   d.spec.components[0].name = std::string(4, 'B');
   errs = validate(d);
   auto name = std::find_if(errs.begin(), errs.end(), [](const FieldError& e) { return e.path == "spec.components[0].name"; });
@@ -140,28 +140,28 @@ spec:
       kvTransfer: {connector: NixlConnector}
       eplb: {communicator: torch_gloo}
 )");
-  applyDefaults(d);
+  apply_defaults(d);
   EXPECT_EQ(d.spec.components[0].replicas, 1);
-  EXPECT_FALSE(d.spec.components[0].sharedMemorySize.has_value());
+  EXPECT_FALSE(d.spec.components[0].shared_memory_size.has_value());
   const Model& m = *d.spec.model;
-  EXPECT_EQ(m.servedName, "deepseek-ai/DeepSeek-V4.1-Flash");
-  EXPECT_EQ(m.cache->mountPath, "/shared-model-cache");
-  EXPECT_EQ(m.cache->keepOnDelete, true);
-  EXPECT_EQ(m.cache->create->accessMode, "ReadWriteMany");
+  EXPECT_EQ(m.served_name, "deepseek-ai/DeepSeek-V4.1-Flash");
+  EXPECT_EQ(m.cache->mount_path, "/shared-model-cache");
+  EXPECT_EQ(m.cache->keep_on_delete, true);
+  EXPECT_EQ(m.cache->create->access_mode, "ReadWriteMany");
   EXPECT_EQ(m.download->enabled, true);
   EXPECT_EQ(m.download->image, "python:3.10-slim");
-  EXPECT_EQ(m.download->tokenSecretRef->key, "HF_TOKEN");
-  EXPECT_EQ(d.spec.placement->rdma->nicSelection, NicSelection::kNone);
+  EXPECT_EQ(m.download->token_secret_ref->key, "HF_TOKEN");
+  EXPECT_EQ(d.spec.placement->rdma->nic_selection, NicSelection::kNone);
   const Engine& e = *d.spec.components[0].engine;
-  EXPECT_EQ(e.kvEvents->port, 5557);
-  EXPECT_EQ(e.kvEvents->topic, "kv-events");
-  EXPECT_EQ(e.kvTransfer->role, "kv_both");
-  EXPECT_EQ(e.kvTransfer->bufferDevice, "cuda");
+  EXPECT_EQ(e.kv_events->port, 5557);
+  EXPECT_EQ(e.kv_events->topic, "kv-events");
+  EXPECT_EQ(e.kv_transfer->role, "kv_both");
+  EXPECT_EQ(e.kv_transfer->buffer_device, "cuda");
   EXPECT_EQ(e.eplb->enabled, true);
   // Unset engine settings stay unset (the engine's own default applies).
-  EXPECT_FALSE(e.maxNumSeqs || e.blockSize || e.kvCacheDtype || e.speculative || e.attention);
+  EXPECT_FALSE(e.max_num_seqs || e.block_size || e.kv_cache_dtype || e.speculative || e.attention);
   Dgd again = d;
-  applyDefaults(again);
+  apply_defaults(again);
   EXPECT_EQ(again, d);
 }
 
@@ -173,9 +173,9 @@ metadata: {name: x}
 spec:
   model: {id: a/b, servedName: other, cache: {claimName: c, mountPath: /models}}
 )");
-  applyDefaults(d);
-  EXPECT_EQ(d.spec.model->servedName, "other");
-  EXPECT_EQ(d.spec.model->cache->mountPath, "/models");
+  apply_defaults(d);
+  EXPECT_EQ(d.spec.model->served_name, "other");
+  EXPECT_EQ(d.spec.model->cache->mount_path, "/models");
 }
 
 TEST(Validate, MtpOnDecodeOnlyIsAllowedButDsparkIsNot) {
@@ -202,7 +202,7 @@ spec:
   EXPECT_TRUE(validate(parsed(mtp)).empty()) << dump(validate(parsed(mtp)));
   std::string dspark = base;
   dspark.replace(dspark.find("METHOD"), 6, "dspark");
-  EXPECT_TRUE(hasPath(validate(parsed(dspark)), "spec.components[0].engine.speculative"));
+  EXPECT_TRUE(has_path(validate(parsed(dspark)), "spec.components[0].engine.speculative"));
 }
 
 TEST(Validate, SglangOnB200ExplicitStyleIsNotARecipeQuestion) {

@@ -9,7 +9,7 @@ namespace {
 using nlohmann::json;
 
 TEST(Yaml, PlainScalarsResolveLikeKubectl) {
-  json j = yamlToJson(R"(
+  json j = yaml_to_json(R"(
 a: 1
 b: -7
 c: 0.92
@@ -42,12 +42,12 @@ n: .inf
 }
 
 TEST(Yaml, DuplicateKeysAndBadInputAreErrors) {
-  EXPECT_THROW(yamlToJson("a: 1\na: 2\n"), YamlError);
-  EXPECT_THROW(yamlToJson("a: [1, 2\n"), YamlError);
-  EXPECT_THROW(yamlToJson("a: 1\n---\nb: 2\n"), YamlError);
-  EXPECT_THROW(yamlToJson(std::string("a: \"\xff\xfe\"\n")), YamlError);  // invalid UTF-8
-  EXPECT_TRUE(yamlToJson("").is_null());
-  EXPECT_EQ(yamlToJsonDocuments("a: 1\n---\n---\nb: 2\n").size(), 2u);
+  EXPECT_THROW(yaml_to_json("a: 1\na: 2\n"), YamlError);
+  EXPECT_THROW(yaml_to_json("a: [1, 2\n"), YamlError);
+  EXPECT_THROW(yaml_to_json("a: 1\n---\nb: 2\n"), YamlError);
+  EXPECT_THROW(yaml_to_json(std::string("a: \"\xff\xfe\"\n")), YamlError);  // invalid UTF-8
+  EXPECT_TRUE(yaml_to_json("").is_null());
+  EXPECT_EQ(yaml_to_json_documents("a: 1\n---\n---\nb: 2\n").size(), 2u);
 }
 
 TEST(Yaml, AliasBombIsRefused) {
@@ -57,9 +57,9 @@ TEST(Yaml, AliasBombIsRefused) {
     for (int k = 0; k < 10; ++k) text += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
     text += "]\n";
   }
-  EXPECT_THROW(yamlToJson(text), YamlError);
+  EXPECT_THROW(yaml_to_json(text), YamlError);
   // A modest alias is fine.
-  EXPECT_EQ(yamlToJson("a: &x {b: 1}\nc: *x\n")["c"]["b"], 1);
+  EXPECT_EQ(yaml_to_json("a: &x {b: 1}\nc: *x\n")["c"]["b"], 1);
 }
 
 TEST(Yaml, DeepNestingIsRefusedWithItsLine) {
@@ -67,7 +67,7 @@ TEST(Yaml, DeepNestingIsRefusedWithItsLine) {
   for (int i = 0; i < 300; ++i) deep += std::string(static_cast<size_t>(i) * 2, ' ') + "k:\n";
   deep += std::string(600, ' ') + "k: 1\n";
   try {
-    (void)yamlToJson(deep);
+    (void)yaml_to_json(deep);
     FAIL() << "a document nested 301 deep must be refused";
   } catch (const YamlError& e) {
     EXPECT_NE(std::string(e.what()).find("nested too deeply"), std::string::npos) << e.what();
@@ -92,9 +92,9 @@ TEST(Yaml, EmitterRoundTripsTrickyStrings) {
             {"control", std::string("a\tb\x01")},
             {"list", json::array({1, "two", json::object(), json::array(), json::array({3})})},
             {"nested", {{"emptyObj", json::object()}, {"n", nullptr}, {"f", 0.92}, {"b", false}}}};
-  std::string yaml = jsonToYaml(j);
-  EXPECT_EQ(yamlToJson(yaml), j) << yaml;
-  EXPECT_EQ(jsonToYaml(j), yaml);  // deterministic
+  std::string yaml = json_to_yaml(j);
+  EXPECT_EQ(yaml_to_json(yaml), j) << yaml;
+  EXPECT_EQ(json_to_yaml(j), yaml);  // deterministic
   EXPECT_NE(yaml.find("plain: deepseek-ai/DeepSeek-V4.1-Flash\n"), std::string::npos);
   EXPECT_NE(yaml.find("looksBool: \"y\"\n"), std::string::npos);
   EXPECT_NE(yaml.find("script: |\n"), std::string::npos);
@@ -124,17 +124,17 @@ TEST(Yaml, EmitterQuotesOnlyWhatPlainWouldChange) {
       {"say \"hi\" \\ abcdefgh\x01", true},
   };
   for (const auto& [value, quoted] : cases) {
-    const std::string yaml = jsonToYaml(json{{"k", value}});
+    const std::string yaml = json_to_yaml(json{{"k", value}});
     EXPECT_EQ(yaml.rfind("k: \"", 0) == 0, quoted) << yaml;
-    EXPECT_EQ(yamlToJson(yaml)["k"], value) << yaml;
+    EXPECT_EQ(yaml_to_json(yaml)["k"], value) << yaml;
   }
 }
 
 TEST(Yaml, EmitterTopLevelShapes) {
-  EXPECT_EQ(jsonToYaml(json::object()), "{}\n");
-  EXPECT_EQ(jsonToYaml(json::array({"a", "b"})), "- a\n- b\n");
-  EXPECT_EQ(jsonToYaml(json{{"a", {{"b", 1}}}}), "a:\n  b: 1\n");
-  EXPECT_EQ(jsonToYaml(json{{"a", json::array({json{{"b", 1}, {"c", 2}}})}}), "a:\n- b: 1\n  c: 2\n");
+  EXPECT_EQ(json_to_yaml(json::object()), "{}\n");
+  EXPECT_EQ(json_to_yaml(json::array({"a", "b"})), "- a\n- b\n");
+  EXPECT_EQ(json_to_yaml(json{{"a", {{"b", 1}}}}), "a:\n  b: 1\n");
+  EXPECT_EQ(json_to_yaml(json{{"a", json::array({json{{"b", 1}, {"c", 2}}})}}), "a:\n- b: 1\n  c: 2\n");
 }
 
 }  // namespace

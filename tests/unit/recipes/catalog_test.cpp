@@ -60,7 +60,7 @@ TEST(Catalog, NamesATargetByItsLastThreeFoldersAndRefusesASecondFile) {
       {"m/vllm/t/dgd.yaml", b, ""},
   };
   std::vector<api::FieldError> errors;
-  const Catalog c = Catalog::fromFiles(files, &errors);
+  const Catalog c = Catalog::from_files(files, &errors);
   ASSERT_EQ(c.all().size(), 2u);
   EXPECT_EQ(c.all()[0].name, "m/vllm/t");
   EXPECT_EQ(c.all()[0].source, a);
@@ -77,7 +77,7 @@ TEST(Catalog, BuiltinReadFromCompiledJsonEqualsTheYamlTheUserSees) {
   // folders users apply would disagree.
   std::vector<EmbeddedFile> files;
   for (const auto& r : Catalog::builtin().all()) files.push_back({r.path, r.source, ""});
-  const Catalog from_yaml = Catalog::fromFiles(files, nullptr);
+  const Catalog from_yaml = Catalog::from_files(files, nullptr);
   ASSERT_EQ(from_yaml.all().size(), Catalog::builtin().all().size());
   for (const auto& r : Catalog::builtin().all()) {
     const Recipe* y = from_yaml.find(r.name);
@@ -93,7 +93,7 @@ TEST(Catalog, EveryEmbeddedRecipeParsesWithoutProblems) {
   std::vector<EmbeddedFile> files;
   for (const auto& r : Catalog::builtin().all()) files.push_back({r.path, r.source, ""});
   std::vector<api::FieldError> errors;
-  auto c = Catalog::fromFiles(files, &errors);
+  auto c = Catalog::from_files(files, &errors);
   for (const auto& e : errors) ADD_FAILURE() << e.str();
   EXPECT_EQ(c.all().size(), kTargets.size());
 }
@@ -113,7 +113,7 @@ TEST(Catalog, DgdNamesAndFrameworksFollowUpstream) {
     const Recipe* r = c.find(w.recipe);
     ASSERT_NE(r, nullptr) << w.recipe;
     EXPECT_EQ(r->dgd().metadata.name, w.dgd);
-    EXPECT_EQ(r->dgd().spec.backendFramework, w.fw) << w.recipe;
+    EXPECT_EQ(r->dgd().spec.backend_framework, w.fw) << w.recipe;
     EXPECT_FALSE(r->dgd().spec.recipe.has_value()) << "a recipe must not refer to another recipe";
   }
 }
@@ -133,8 +133,8 @@ TEST(Catalog, ReplicasAndGpuCountsMatchThePages) {
     ASSERT_NE(r, nullptr) << name;
     int total = 0;
     for (const auto& comp : r->dgd().spec.components) {
-      if (!comp.type || !api::isWorkerType(*comp.type)) continue;
-      const auto& gpu = comp.podTemplate["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"];
+      if (!comp.type || !api::is_worker_type(*comp.type)) continue;
+      const auto& gpu = comp.pod_template["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"];
       ASSERT_TRUE(gpu.is_string()) << name << " " << comp.name;
       total += comp.replicas.value_or(1) * std::stoi(gpu.get<std::string>());
     }
@@ -145,29 +145,29 @@ TEST(Catalog, ReplicasAndGpuCountsMatchThePages) {
 TEST(Catalog, SglangOnB200OrH200SaysThereIsNoSuchRecipeAndWhatToUse) {
   const auto& c = Catalog::builtin();
   EXPECT_EQ(c.find("deepseek-v4.1-flash/sglang/agg-h200"), nullptr);
-  const std::string h200 = c.explainMissing("deepseek-v4.1-flash/sglang/agg-h200");
+  const std::string h200 = c.explain_missing("deepseek-v4.1-flash/sglang/agg-h200");
   EXPECT_NE(h200.find("there is no SGLang recipe for H200"), std::string::npos) << h200;
   EXPECT_NE(h200.find("deepseek-v4.1-flash/vllm/agg-h200-agentic"), std::string::npos) << h200;
   EXPECT_NE(h200.find("deepseek-v4.1-flash/sglang/agg-gb200"), std::string::npos) << h200;
 
-  const std::string b200 = c.explainMissing("deepseek-v4.1-flash/sglang/disagg-b200");
+  const std::string b200 = c.explain_missing("deepseek-v4.1-flash/sglang/disagg-b200");
   EXPECT_NE(b200.find("there is no SGLang recipe for B200"), std::string::npos) << b200;
   EXPECT_NE(b200.find("deepseek-v4.1-flash/vllm/disagg-b200-agentic"), std::string::npos) << b200;
   EXPECT_EQ(b200.find("gb200-agentic"), std::string::npos) << "B200 must not suggest GB200 vLLM: " << b200;
 }
 
 TEST(Catalog, UnknownNameListsTheModelsRecipes) {
-  const std::string msg = Catalog::builtin().explainMissing("deepseek-v4-flash/vllm/agg-gb200-agentic");
+  const std::string msg = Catalog::builtin().explain_missing("deepseek-v4-flash/vllm/agg-gb200-agentic");
   EXPECT_NE(msg.find("unknown recipe"), std::string::npos);
   EXPECT_NE(msg.find("deepseek-v4-flash/vllm/agg-b200-agentic"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("deepseek-v4.1-flash"), std::string::npos) << msg;
 }
 
 TEST(Catalog, EmbedsTheNicSelectionScript) {
-  const std::string* s = embeddedFile("scripts/select-rdma-nics.sh");
+  const std::string* s = embedded_file("scripts/select-rdma-nics.sh");
   ASSERT_NE(s, nullptr);
   EXPECT_NE(s->find("UCX_NET_DEVICES"), std::string::npos);
-  EXPECT_EQ(embeddedFile("scripts/nope.sh"), nullptr);
+  EXPECT_EQ(embedded_file("scripts/nope.sh"), nullptr);
 }
 
 }  // namespace

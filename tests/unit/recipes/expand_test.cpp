@@ -11,14 +11,14 @@
 namespace dgd::recipes {
 namespace {
 
-api::Dgd parseOrDie(const char* text) {
+api::Dgd parse_or_die(const char* text) {
   auto r = api::parse(text);
   EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors.front().str());
   return r.dgd;
 }
 
 const api::Component& component(const api::Dgd& d, const char* name) {
-  const api::Component* c = d.findComponent(name);
+  const api::Component* c = d.find_component(name);
   if (c == nullptr) throw std::runtime_error(std::string("no component ") + name);
   return *c;
 }
@@ -43,7 +43,7 @@ spec:
 )";
 
 TEST(Expand, RecipeIsTheBaseAndTheUserOverridesByComponentName) {
-  auto r = expand(Catalog::builtin(), parseOrDie(kDesignExample));
+  auto r = expand(Catalog::builtin(), parse_or_die(kDesignExample));
   ASSERT_TRUE(r.ok()) << r.errors.front().str();
   const api::Dgd& g = r.graph;
   EXPECT_EQ(g.metadata.name, "my-h200");
@@ -55,16 +55,16 @@ TEST(Expand, RecipeIsTheBaseAndTheUserOverridesByComponentName) {
   EXPECT_EQ(component(g, "PrefillWorker").replicas, 1);
   // Untouched recipe settings survive the overlay.
   ASSERT_TRUE(component(g, "DecodeWorker").engine.has_value());
-  EXPECT_EQ(component(g, "DecodeWorker").engine->moeBackend, "flashinfer_cutlass");
-  EXPECT_EQ(component(g, "DecodeWorker").engine->maxNumBatchedTokens, 8192);
+  EXPECT_EQ(component(g, "DecodeWorker").engine->moe_backend, "flashinfer_cutlass");
+  EXPECT_EQ(component(g, "DecodeWorker").engine->max_num_batched_tokens, 8192);
   EXPECT_EQ(g.spec.model->revision, "dba1be0a40aa45a94ad051997016db3960a90277");
-  EXPECT_EQ(g.spec.model->cache->mountPath, "/shared-model-cache");
-  EXPECT_EQ(g.spec.placement->separatePrefillDecode, true);
+  EXPECT_EQ(g.spec.model->cache->mount_path, "/shared-model-cache");
+  EXPECT_EQ(g.spec.placement->separate_prefill_decode, true);
   EXPECT_EQ(g.spec.placement->gpu, api::GpuProduct::kH200);
 }
 
 TEST(Expand, OneEngineFieldOverridesOnlyThatField) {
-  auto r = expand(Catalog::builtin(), parseOrDie(R"(
+  auto r = expand(Catalog::builtin(), parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -78,16 +78,16 @@ spec:
 )"));
   ASSERT_TRUE(r.ok());
   const auto& e = *component(r.graph, "Worker").engine;
-  EXPECT_EQ(e.maxNumSeqs, 512);
-  EXPECT_EQ(e.maxNumBatchedTokens, 16384);
-  EXPECT_EQ(e.speculative->numSpeculativeTokens, 2);
+  EXPECT_EQ(e.max_num_seqs, 512);
+  EXPECT_EQ(e.max_num_batched_tokens, 16384);
+  EXPECT_EQ(e.speculative->num_speculative_tokens, 2);
   EXPECT_EQ(e.speculative->method, "dspark");
-  EXPECT_EQ(e.speculative->rejectionSampleMethod, "block");
+  EXPECT_EQ(e.speculative->rejection_sample_method, "block");
   EXPECT_EQ(e.attention->backend, "FLASHMLA_MEGA_ATTN_DSV41");
 }
 
 TEST(Expand, EnvMergesByNameAndPodTemplateMergesStrategically) {
-  auto r = expand(Catalog::builtin(), parseOrDie(R"(
+  auto r = expand(Catalog::builtin(), parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -118,7 +118,7 @@ spec:
   EXPECT_EQ(w.env[0].name, "VLLM_ENGINE_READY_TIMEOUT_S");
   EXPECT_EQ(w.env[0].value, "7200");
   EXPECT_EQ(w.env[1].name, "DYN_HEALTH_CHECK_REQUEST_TIMEOUT");
-  const auto& main = w.podTemplate["spec"]["containers"][0];
+  const auto& main = w.pod_template["spec"]["containers"][0];
   EXPECT_EQ(main["name"], "main");
   EXPECT_EQ(main["resources"]["requests"]["memory"], "600Gi");
   EXPECT_EQ(main["resources"]["requests"]["cpu"], "16") << "strategic merge keeps the recipe's other requests";
@@ -127,7 +127,7 @@ spec:
 }
 
 TEST(Expand, NewComponentsAreAppended) {
-  auto r = expand(Catalog::builtin(), parseOrDie(R"(
+  auto r = expand(Catalog::builtin(), parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -144,7 +144,7 @@ spec:
 }
 
 TEST(Expand, ChangingAComponentTypeIsAnErrorWithItsPath) {
-  auto r = expand(Catalog::builtin(), parseOrDie(R"(
+  auto r = expand(Catalog::builtin(), parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -162,7 +162,7 @@ spec:
 }
 
 TEST(Expand, BackendFrameworkMustMatchTheRecipe) {
-  auto r = expand(Catalog::builtin(), parseOrDie(R"(
+  auto r = expand(Catalog::builtin(), parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -175,7 +175,7 @@ spec:
 }
 
 TEST(Expand, UnknownRecipeNamesWhatExists) {
-  auto r = expand(Catalog::builtin(), parseOrDie(R"(
+  auto r = expand(Catalog::builtin(), parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -188,15 +188,15 @@ spec:
 }
 
 TEST(Expand, IsIdempotent) {
-  auto once = expand(Catalog::builtin(), parseOrDie(kDesignExample));
+  auto once = expand(Catalog::builtin(), parse_or_die(kDesignExample));
   ASSERT_TRUE(once.ok());
   auto twice = expand(Catalog::builtin(), once.graph);
   ASSERT_TRUE(twice.ok());
-  EXPECT_EQ(api::toJson(once.graph), api::toJson(twice.graph));
+  EXPECT_EQ(api::to_json(once.graph), api::to_json(twice.graph));
 }
 
 TEST(Expand, WithoutARecipeOnlyAppliesDefaults) {
-  auto user = parseOrDie(R"(
+  auto user = parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: x}
@@ -209,27 +209,27 @@ spec:
   auto r = expand(Catalog::builtin(), user);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.graph.spec.components[0].replicas, 1);
-  EXPECT_EQ(r.graph.spec.components[0].podTemplate, user.spec.components[0].podTemplate);
+  EXPECT_EQ(r.graph.spec.components[0].pod_template, user.spec.components[0].pod_template);
 }
 
 // expand(catalog, Dgd&&) moves the user's DGD instead of copying it; the graph must be
 // the one the copying form gives, with and without a recipe.
 TEST(Expand, ConsumingFormGivesTheSameGraph) {
   const auto& catalog = Catalog::builtin();
-  std::vector<api::Dgd> inputs = {parseOrDie(kDesignExample)};
+  std::vector<api::Dgd> inputs = {parse_or_die(kDesignExample)};
   for (const auto& r : catalog.all()) inputs.push_back(r.dgd());
   for (const auto& user : inputs) {
     const auto copied = expand(catalog, user);
     api::Dgd consumable = user;
     const auto consumed = expand(catalog, std::move(consumable));
-    EXPECT_EQ(api::toJson(consumed.graph), api::toJson(copied.graph)) << user.metadata.name;
+    EXPECT_EQ(api::to_json(consumed.graph), api::to_json(copied.graph)) << user.metadata.name;
     EXPECT_EQ(consumed.errors.size(), copied.errors.size()) << user.metadata.name;
   }
 }
 
 // What dgdctl validate and the operator's SpecValid report for a recipe DGD.
 TEST(ExpandAndValidate, AStatedProblemIsReportedOnceAtTheUsersIndex) {
-  auto r = expandAndValidate(Catalog::builtin(), parseOrDie(R"(
+  auto r = expand_and_validate(Catalog::builtin(), parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: bad}
@@ -246,7 +246,7 @@ spec:
 
 TEST(ExpandAndValidate, AGraphProblemNamesTheComponentsIndexInTheUsersFile) {
   // DecodeWorker is the recipe's third component and the user's first.
-  auto r = expandAndValidate(Catalog::builtin(), parseOrDie(R"(
+  auto r = expand_and_validate(Catalog::builtin(), parse_or_die(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: tp}
@@ -262,7 +262,7 @@ spec:
 }
 
 TEST(ExpandAndValidate, AValidDgdYieldsTheGraphAndNoProblem) {
-  auto r = expandAndValidate(Catalog::builtin(), parseOrDie(kDesignExample));
+  auto r = expand_and_validate(Catalog::builtin(), parse_or_die(kDesignExample));
   EXPECT_TRUE(r.problems.empty()) << r.problems.front().str();
   ASSERT_TRUE(r.graph.has_value());
   EXPECT_EQ(r.graph->spec.components.size(), 3u);
@@ -277,7 +277,7 @@ TEST(InUserPaths, ARecipeOnlyComponentKeepsTheGraphIndexAndIsNamed) {
   graph.spec.components[0].name = "Frontend";
   graph.spec.components[1].name = "Prefill";
   graph.spec.components[2].name = "Decode";
-  auto mapped = inUserPaths({{"spec.components[2].replicas", "bad", api::Severity::kError, "Decode"},
+  auto mapped = in_user_paths({{"spec.components[2].replicas", "bad", api::Severity::kError, "Decode"},
                              {"spec.components[1].engine", "worse", api::Severity::kError, "Prefill"},
                              {"spec.env[0].name", "other", api::Severity::kError, ""}},
                             graph, user);
@@ -293,7 +293,7 @@ TEST(Expand, EnvListsMergeByNameKeepingOrder) {
   nlohmann::json over = {{"spec", {{"env", {{{"name", "B"}, {"value", "3"}}, {{"name", "C"}, {"value", "4"}},
                                             {{"name", "C"}, {"value", "5"}}, {{"name", "A"}, {"value", "6"}}}}}}};
   std::vector<api::FieldError> errors;
-  auto out = overlayDgd(base, over, errors);
+  auto out = overlay_dgd(base, over, errors);
   EXPECT_TRUE(errors.empty());
   EXPECT_EQ(out["spec"]["env"], nlohmann::json::parse(
                                     R"([{"name":"A","value":"6"},{"name":"B","value":"3"},{"name":"C","value":"5"}])"));

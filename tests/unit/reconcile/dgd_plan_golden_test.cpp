@@ -81,7 +81,7 @@ class Case {
     if (p.kind == PlanKind::kSync || p.kind == PlanKind::kInvalidSpec || p.kind == PlanKind::kStatusOnly) {
       out["status"] = carry_out(p);
     }
-    return api::jsonToYaml(out);
+    return api::json_to_yaml(out);
   }
 
   // Brings the graph to a settled, rolled-out state.

@@ -46,9 +46,9 @@ TEST_F(DgdPlanTest, AFirstPlanCreatesEveryRenderedChildInTheRenderersOrderAndWri
   EXPECT_EQ(cluster.writes(), 0);
   EXPECT_TRUE(p.creates());
   // The renderer's objects, less the cache PVC the user made and the completed download.
-  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::fromJson(user_dgd()).dgd);
+  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::from_json(user_dgd()).dgd);
   render::RenderOptions ro;
-  ro.defaultNamespace = "ns";
+  ro.default_namespace = "ns";
   std::vector<std::string> want;
   for (const auto& o : render::render(expanded.graph, ro).objects) {
     const std::string kind = o.value("kind", "");

@@ -65,7 +65,7 @@ TEST_F(DgdReconcilerStateTest, ADgdDeletedAfterItsMemoWasDroppedLeavesNoEventSta
 // rest.
 TEST_F(DgdReconcilerStateTest, ADownloadRecordMadeOutsideIsReadFromTheCacheNotListed) {
   cluster.objects.erase(job_key());
-  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::fromJson(user_dgd()).dgd);
+  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::from_json(user_dgd()).dgd);
   const ModelCacheSpec spec = *model_cache_spec(expanded.graph);
   cluster.objects["batch/Job/ns/model-download"] = {
       {"apiVersion", "batch/v1"}, {"kind", "Job"},

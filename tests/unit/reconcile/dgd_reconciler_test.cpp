@@ -600,7 +600,7 @@ TEST_F(DgdReconcilerTest, WorkersWaitForTheDownloadJobAndTheFrontendDoesNot) {
 // revision in the cache, the DGD waits on it instead of downloading again.
 TEST_F(DgdReconcilerTest, ADownloadRecordMadeOutsideTheOperatorIsWaitedOnNotDownloadedAgain) {
   cluster.objects.erase(job_key());
-  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::fromJson(user_dgd()).dgd);
+  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::from_json(user_dgd()).dgd);
   const ModelCacheSpec spec = *model_cache_spec(expanded.graph);
   json record = {{"apiVersion", "batch/v1"}, {"kind", "Job"},
                  {"metadata", {{"name", "model-download"}, {"namespace", "ns"}, {"uid", "record-uid"},

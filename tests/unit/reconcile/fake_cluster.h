@@ -275,7 +275,7 @@ inline json user_dgd() {
 
 // The download Job the recipe's DGD asks for.
 inline std::string download_job_name() {
-  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::fromJson(user_dgd()).dgd);
+  const auto expanded = recipes::expand(recipes::Catalog::builtin(), api::from_json(user_dgd()).dgd);
   return model_cache_spec(expanded.graph)->job_name;
 }
 inline std::string job_key() { return "batch/Job/ns/" + download_job_name(); }

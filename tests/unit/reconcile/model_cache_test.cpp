@@ -20,7 +20,7 @@ api::Dgd graph_with(const json& model) {
             {"metadata", {{"name", "g"}, {"namespace", "ns"}}},
             {"spec", {{"model", model},
                       {"components", json::array({{{"name", "Frontend"}, {"type", "frontend"}}})}}}};
-  return api::fromJson(d).dgd;
+  return api::from_json(d).dgd;
 }
 
 const json kModel = json::parse(R"({"id": "deepseek-ai/DeepSeek-V4.1-Flash", "revision": "dba1be0",

@@ -147,8 +147,8 @@ spec:
   EXPECT_TRUE(paths.count("spec.smokeTest.prompt"));
   // The block round-trips through the model, and the upstream form drops it (upstream's
   // operator does not know it).
-  EXPECT_EQ(api::toJson(user)["spec"]["smokeTest"]["maxTokens"], 0);
-  auto up = render::toUpstream(expanded(parse_dgd(R"(
+  EXPECT_EQ(api::to_json(user)["spec"]["smokeTest"]["maxTokens"], 0);
+  auto up = render::to_upstream(expanded(parse_dgd(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: x}

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-api::Dgd graphOf(const std::string& text) {
+api::Dgd graph_of(const std::string& text) {
   auto p = api::parse(text);
   EXPECT_TRUE(p.ok()) << (p.errors.empty() ? "" : p.errors.front().str());
   auto e = recipes::expand(recipes::Catalog::builtin(), p.dgd);
@@ -22,8 +22,8 @@ api::Dgd graphOf(const std::string& text) {
   return e.graph;
 }
 
-api::Dgd recipeGraph(const char* name) {
-  return graphOf(std::string("apiVersion: nvidia.com/v1beta1\nkind: DynamoGraphDeployment\nmetadata: {name: g, namespace: ns1}\nspec: {recipe: ") +
+api::Dgd recipe_graph(const char* name) {
+  return graph_of(std::string("apiVersion: nvidia.com/v1beta1\nkind: DynamoGraphDeployment\nmetadata: {name: g, namespace: ns1}\nspec: {recipe: ") +
                  name + "}\n");
 }
 
@@ -40,21 +40,21 @@ const json* find(const std::vector<json>& objs, const std::string& kind, const s
   return nullptr;
 }
 
-const json& mainOf(const json& deployment) {
+const json& main_of(const json& deployment) {
   for (const auto& c : deployment["spec"]["template"]["spec"]["containers"]) {
     if (c["name"] == "main") return c;
   }
   throw std::runtime_error("no main");
 }
 
-std::map<std::string, json> envOf(const json& container) {
+std::map<std::string, json> env_of(const json& container) {
   std::map<std::string, json> m;
   for (const auto& e : container["env"]) m[e["name"]] = e.contains("value") ? e["value"] : e["valueFrom"];
   return m;
 }
 
 TEST(Render, ChildrenAreNamedAndLabelledAsUpstream) {
-  auto r = render(recipeGraph("deepseek-v4.1-flash/vllm/disagg-h200-agentic"));
+  auto r = render(recipe_graph("deepseek-v4.1-flash/vllm/disagg-h200-agentic"));
   ASSERT_TRUE(r.ok());
   std::vector<std::string> kinds;
   std::string hash;
@@ -86,7 +86,7 @@ TEST(Render, ChildrenAreNamedAndLabelledAsUpstream) {
 }
 
 TEST(Render, ServicesSelectTheirPodsOnUpstreamPorts) {
-  auto r = render(recipeGraph("deepseek-v4.1-flash/vllm/agg-b200-agentic"));
+  auto r = render(recipe_graph("deepseek-v4.1-flash/vllm/agg-b200-agentic"));
   const json& fe = *find(r.objects, "Service", "g-frontend");
   EXPECT_EQ(fe["spec"]["ports"], json::parse(R"([{"name":"http","port":8000,"protocol":"TCP","targetPort":"http"}])"));
   const json& w = *find(r.objects, "Service", "g-worker");
@@ -98,14 +98,14 @@ TEST(Render, ServicesSelectTheirPodsOnUpstreamPorts) {
   for (auto it = w["spec"]["selector"].begin(); it != w["spec"]["selector"].end(); ++it) {
     EXPECT_EQ(pods[it.key()], it.value()) << it.key();
   }
-  EXPECT_EQ(mainOf(*find(r.objects, "Deployment", "g-frontend"))["ports"][0]["containerPort"], 8000);
+  EXPECT_EQ(main_of(*find(r.objects, "Deployment", "g-frontend"))["ports"][0]["containerPort"], 8000);
 }
 
 TEST(Render, InjectsUpstreamEnvAndUserEnvWins) {
-  auto g = recipeGraph("deepseek-v4.1-flash/vllm/agg-b200-agentic");
+  auto g = recipe_graph("deepseek-v4.1-flash/vllm/agg-b200-agentic");
   g.spec.env.push_back({"DYN_SYSTEM_PORT", std::string("9999"), nullptr});
   auto r = render(g);
-  auto env = envOf(mainOf(*find(r.objects, "Deployment", "g-worker")));
+  auto env = env_of(main_of(*find(r.objects, "Deployment", "g-worker")));
   EXPECT_EQ(env["DYN_NAMESPACE"], "ns1-g");
   EXPECT_EQ(env["DYN_DISCOVERY_BACKEND"], "kubernetes");
   EXPECT_EQ(env["DYN_SYSTEM_ENABLED"], "true");
@@ -114,18 +114,18 @@ TEST(Render, InjectsUpstreamEnvAndUserEnvWins) {
   EXPECT_EQ(env["POD_UID"], json::parse(R"({"fieldRef":{"fieldPath":"metadata.uid"}})"));
   EXPECT_EQ(env["HF_HOME"], "/shared-model-cache");
   EXPECT_EQ(env["VLLM_ENGINE_READY_TIMEOUT_S"], "3600");
-  auto fenv = envOf(mainOf(*find(r.objects, "Deployment", "g-frontend")));
+  auto fenv = env_of(main_of(*find(r.objects, "Deployment", "g-frontend")));
   EXPECT_EQ(fenv["DYN_ROUTER_MODE"], "kv");
   EXPECT_EQ(fenv["DYN_ROUTER_DECODE_ACTIVE_REQUEST_WEIGHT"], "50");
   EXPECT_EQ(fenv["HF_HUB_OFFLINE"], "1");
   EXPECT_EQ(fenv.count("HF_HOME"), 0u) << "the frontend mounts no cache in V4.1";
   // Env is sorted by name.
-  const json& list = mainOf(*find(r.objects, "Deployment", "g-worker"))["env"];
+  const json& list = main_of(*find(r.objects, "Deployment", "g-worker"))["env"];
   for (size_t i = 1; i < list.size(); ++i) EXPECT_LT(list[i - 1]["name"], list[i]["name"]);
 }
 
 TEST(Render, SharedMemoryDefaultsToUpstreams8GiAndZeroDisablesIt) {
-  auto g = graphOf(R"(
+  auto g = graph_of(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: g}
@@ -140,13 +140,13 @@ spec:
   EXPECT_EQ(vol("g-a"), json::parse(R"([{"emptyDir":{"medium":"Memory","sizeLimit":"8Gi"},"name":"shared-memory"}])"));
   EXPECT_EQ(vol("g-b"), json::array());
   EXPECT_EQ(vol("g-c")[0]["emptyDir"]["sizeLimit"], "2Gi") << "quantities are canonical";
-  EXPECT_EQ(mainOf(*find(r.objects, "Deployment", "g-a"))["volumeMounts"][0]["mountPath"], "/dev/shm");
+  EXPECT_EQ(main_of(*find(r.objects, "Deployment", "g-a"))["volumeMounts"][0]["mountPath"], "/dev/shm");
 }
 
 // Upstream's rollout annotations set the Deployment's strategy (api/rollout.h); without
 // them the recipes' Deployments carry Kubernetes' default, written out.
 TEST(Render, RolloutAnnotationsBecomeTheDeploymentStrategy) {
-  api::Dgd g = recipeGraph("deepseek-v4.1-flash/sglang/disagg-gb200");
+  api::Dgd g = recipe_graph("deepseek-v4.1-flash/sglang/disagg-gb200");
   auto plain = render(g, RenderOptions{});
   ASSERT_TRUE(plain.ok());
   for (const auto& o : plain.objects) {
@@ -170,7 +170,7 @@ TEST(Render, RolloutAnnotationsBecomeTheDeploymentStrategy) {
 }
 
 TEST(Render, UpstreamStyleDgdKeepsItsArgsUntouched) {
-  auto g = graphOf(R"(
+  auto g = graph_of(R"(
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
 metadata: {name: up, namespace: team}
@@ -192,20 +192,20 @@ spec:
   auto r = render(g);
   ASSERT_TRUE(r.ok());
   const json& d = *find(r.objects, "Deployment", "up-vllmdecodeworker");
-  const json& main = mainOf(d);
+  const json& main = main_of(d);
   EXPECT_EQ(main["command"], json::parse(R"(["/bin/bash","-lc"])"));
   EXPECT_EQ(main["args"][0], "python3 -m dynamo.vllm --model x --kv-transfer-config '{\"kv_connector\":\"NixlConnector\"}'");
   EXPECT_EQ(d["spec"]["replicas"], 3);
-  EXPECT_EQ(envOf(main)["DYN_NAMESPACE"], "custom") << "a user's env wins over the injected one";
-  EXPECT_EQ(envOf(main)["DYN_SYSTEM_PORT"], "9090");
+  EXPECT_EQ(env_of(main)["DYN_NAMESPACE"], "custom") << "a user's env wins over the injected one";
+  EXPECT_EQ(env_of(main)["DYN_SYSTEM_PORT"], "9090");
   EXPECT_EQ(main["ports"][0]["name"], "system");
   EXPECT_TRUE(main.contains("startupProbe")) << "upstream's default probes apply";
 }
 
 TEST(Render, H200DisaggregatedRdmaNicSelectionAndSeparation) {
-  auto r = render(recipeGraph("deepseek-v4.1-flash/vllm/disagg-h200-agentic"));
+  auto r = render(recipe_graph("deepseek-v4.1-flash/vllm/disagg-h200-agentic"));
   const json& d = *find(r.objects, "Deployment", "g-decodeworker");
-  const json& main = mainOf(d);
+  const json& main = main_of(d);
   EXPECT_EQ(main["resources"]["requests"]["rdma/ib"], "4");
   EXPECT_EQ(main["resources"]["limits"]["rdma/ib"], "4");
   ASSERT_EQ(main["command"].size(), 5u);
@@ -214,8 +214,8 @@ TEST(Render, H200DisaggregatedRdmaNicSelectionAndSeparation) {
   EXPECT_EQ(main["command"][3], "--");
   EXPECT_EQ(main["command"][4], "python3");
   EXPECT_EQ(main["args"][0], "-m") << "the wrapper execs python3 with the engine args";
-  EXPECT_EQ(envOf(main).count("UCX_NET_DEVICES"), 0u) << "never a static UCX_NET_DEVICES";
-  EXPECT_EQ(envOf(main)["UCX_TLS"], "rc_x,rc,cuda_copy,cuda_ipc,tcp");
+  EXPECT_EQ(env_of(main).count("UCX_NET_DEVICES"), 0u) << "never a static UCX_NET_DEVICES";
+  EXPECT_EQ(env_of(main)["UCX_TLS"], "rc_x,rc,cuda_copy,cuda_ipc,tcp");
   const json& anti = d["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0];
   EXPECT_EQ(anti["topologyKey"], "kubernetes.io/hostname");
   EXPECT_EQ(anti["labelSelector"]["matchLabels"]["nvidia.com/dynamo-component-type"], "prefill");
@@ -223,20 +223,20 @@ TEST(Render, H200DisaggregatedRdmaNicSelectionAndSeparation) {
   // The frontend gets neither GPU placement nor RDMA.
   const json& fe = *find(r.objects, "Deployment", "g-frontend");
   EXPECT_FALSE(fe["spec"]["template"]["spec"].contains("nodeSelector"));
-  EXPECT_FALSE(mainOf(fe)["resources"]["requests"].contains("rdma/ib"));
+  EXPECT_FALSE(main_of(fe)["resources"]["requests"].contains("rdma/ib"));
 }
 
 TEST(Render, OtherRdmaResourceNamesSetTheWrapperVariables) {
-  auto g = recipeGraph("deepseek-v4.1-flash/vllm/disagg-h200-agentic");
+  auto g = recipe_graph("deepseek-v4.1-flash/vllm/disagg-h200-agentic");
   g.spec.placement->rdma->resource = "nvidia.com/rdma_ib-a";
-  g.spec.placement->rdma->perWorker = 2;
-  auto env = envOf(mainOf(*find(render(g).objects, "Deployment", "g-prefillworker")));
+  g.spec.placement->rdma->per_worker = 2;
+  auto env = env_of(main_of(*find(render(g).objects, "Deployment", "g-prefillworker")));
   EXPECT_EQ(env["RDMA_PCIDEVICE_VAR"], "PCIDEVICE_NVIDIA_COM_RDMA_IB_A");
   EXPECT_EQ(env["RDMA_NIC_COUNT"], "2");
 }
 
 TEST(Render, Gb200DisaggregatedComputeDomainAndClique) {
-  auto r = render(recipeGraph("deepseek-v4.1-flash/vllm/disagg-gb200-agentic"));
+  auto r = render(recipe_graph("deepseek-v4.1-flash/vllm/disagg-gb200-agentic"));
   const json* cd = find(r.objects, "ComputeDomain", "g-compute-domain");
   ASSERT_NE(cd, nullptr);
   EXPECT_EQ((*cd)["apiVersion"], "resource.nvidia.com/v1beta1");
@@ -244,25 +244,25 @@ TEST(Render, Gb200DisaggregatedComputeDomainAndClique) {
   for (const char* n : {"g-prefillworker", "g-decodeworker"}) {
     const json& pod = find(r.objects, "Deployment", n)->at("spec")["template"]["spec"];
     EXPECT_EQ(pod["resourceClaims"], json::parse(R"([{"name":"compute-domain-channel","resourceClaimTemplateName":"g-compute-domain-channel"}])"));
-    EXPECT_EQ(mainOf(*find(r.objects, "Deployment", n))["resources"]["claims"], json::parse(R"([{"name":"compute-domain-channel"}])"));
+    EXPECT_EQ(main_of(*find(r.objects, "Deployment", n))["resources"]["claims"], json::parse(R"([{"name":"compute-domain-channel"}])"));
     const json& aff = pod["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0];
     EXPECT_EQ(aff["topologyKey"], "nvidia.com/gpu.clique");
     EXPECT_EQ(pod["nodeSelector"]["kubernetes.io/arch"], "arm64");
   }
-  EXPECT_EQ(find(render(recipeGraph("deepseek-v4.1-flash/vllm/agg-gb200-agentic")).objects, "ComputeDomain", "g-compute-domain"), nullptr);
+  EXPECT_EQ(find(render(recipe_graph("deepseek-v4.1-flash/vllm/agg-gb200-agentic")).objects, "ComputeDomain", "g-compute-domain"), nullptr);
 }
 
 TEST(Render, SglangConfigMapIsMountedAndReferenced) {
-  auto r = render(recipeGraph("deepseek-v4.1-flash/sglang/disagg-gb200"));
+  auto r = render(recipe_graph("deepseek-v4.1-flash/sglang/disagg-gb200"));
   const json* cm = find(r.objects, "ConfigMap", "g-sglang-config");
   ASSERT_NE(cm, nullptr);
   ASSERT_TRUE((*cm)["data"].contains("prefill.yaml"));
   ASSERT_TRUE((*cm)["data"].contains("decode.yaml"));
-  json prefill = api::yamlToJson((*cm)["data"]["prefill.yaml"].get<std::string>());
+  json prefill = api::yaml_to_json((*cm)["data"]["prefill.yaml"].get<std::string>());
   EXPECT_EQ(prefill["disaggregation-mode"], "prefill");
   EXPECT_EQ(prefill["tp-size"], 4);
   const json& d = *find(r.objects, "Deployment", "g-prefillworker");
-  const json& main = mainOf(d);
+  const json& main = main_of(d);
   EXPECT_EQ(main["args"][3], "/etc/sglang/prefill.yaml");
   bool mounted = false;
   for (const auto& m : main["volumeMounts"]) mounted |= m["mountPath"] == "/etc/sglang" && m["readOnly"] == true;
@@ -273,9 +273,9 @@ TEST(Render, SglangConfigMapIsMountedAndReferenced) {
 }
 
 TEST(Render, V4DisaggregatedPcieMapAndRdmaLimits) {
-  auto r = render(recipeGraph("deepseek-v4-flash/vllm/disagg-b200-agentic"));
-  const json& main = mainOf(*find(r.objects, "Deployment", "g-vllmprefillworker"));
-  auto env = envOf(main);
+  auto r = render(recipe_graph("deepseek-v4-flash/vllm/disagg-b200-agentic"));
+  const json& main = main_of(*find(r.objects, "Deployment", "g-vllmprefillworker"));
+  auto env = env_of(main);
   EXPECT_EQ(env["VLLM_NIC_SELECTION_VARS"], "UCX_NET_DEVICES:1");
   EXPECT_EQ(env["VLLM_GPU_NIC_PCIE_MAPPING"],
             "00000000:18:00.0=0000:19:00.0,00000000:29:00.0=0000:2a:00.0,00000000:3A:00.0=0000:3b:00.0,"
@@ -288,7 +288,7 @@ TEST(Render, V4DisaggregatedPcieMapAndRdmaLimits) {
 }
 
 TEST(Render, ModelCacheJobTakesTheTokenByReferenceAndPinsTheRevision) {
-  auto g = recipeGraph("deepseek-v4.1-flash/vllm/agg-h200-agentic");
+  auto g = recipe_graph("deepseek-v4.1-flash/vllm/agg-h200-agentic");
   g.spec.model->cache->create = api::ModelCacheCreate{std::string("1000Gi"), std::string("nfs"), std::string("ReadWriteMany")};
   auto r = render(g);
   const json* pvc = find(r.objects, "PersistentVolumeClaim", "shared-model-cache");
@@ -302,32 +302,32 @@ TEST(Render, ModelCacheJobTakesTheTokenByReferenceAndPinsTheRevision) {
   }
   ASSERT_NE(job, nullptr);
   const json& c = (*job)["spec"]["template"]["spec"]["containers"][0];
-  auto env = envOf(c);
+  auto env = env_of(c);
   EXPECT_EQ(env["MODEL_REVISION"], "dba1be0a40aa45a94ad051997016db3960a90277");
   EXPECT_EQ(env["HF_TOKEN"], json::parse(R"({"secretKeyRef":{"key":"HF_TOKEN","name":"hf-token-secret"}})"));
   EXPECT_EQ(c["command"][2].get<std::string>().find("DeepSeek"), std::string::npos) << "model id only via env";
   EXPECT_NE(c["command"][2].get<std::string>().find("--revision \"$MODEL_REVISION\""), std::string::npos);
   // A new revision is a new Job; the same revision from another DGD is the same Job.
-  auto other = recipeGraph("deepseek-v4.1-flash/vllm/agg-b200-agentic");
+  auto other = recipe_graph("deepseek-v4.1-flash/vllm/agg-b200-agentic");
   other.metadata.name = "other";
-  const auto otherObjects = render(other).objects;
-  const json* sameJob = nullptr;
-  for (const auto& o : otherObjects) {
-    if (o["kind"] == "Job") sameJob = &o;
+  const auto other_objects = render(other).objects;
+  const json* same_job = nullptr;
+  for (const auto& o : other_objects) {
+    if (o["kind"] == "Job") same_job = &o;
   }
-  ASSERT_NE(sameJob, nullptr);
-  EXPECT_EQ((*sameJob)["metadata"]["name"], (*job)["metadata"]["name"]);
+  ASSERT_NE(same_job, nullptr);
+  EXPECT_EQ((*same_job)["metadata"]["name"], (*job)["metadata"]["name"]);
   // Nothing in the shared Job names one DGD, so DGDs sharing it never rewrite it.
-  EXPECT_EQ((*sameJob)["spec"], (*job)["spec"]);
-  EXPECT_EQ((*sameJob)["metadata"]["labels"], (*job)["metadata"]["labels"]);
+  EXPECT_EQ((*same_job)["spec"], (*job)["spec"]);
+  EXPECT_EQ((*same_job)["metadata"]["labels"], (*job)["metadata"]["labels"]);
   EXPECT_EQ((*job)["metadata"]["labels"]["nvidia.com/model-cache"], "shared-model-cache");
   EXPECT_FALSE((*job)["metadata"]["labels"].contains("nvidia.com/dynamo-graph-deployment-name"));
   EXPECT_EQ(c["terminationMessagePolicy"], "FallbackToLogsOnError");
   EXPECT_NE(c["command"][2].get<std::string>().find("pip install --no-cache-dir huggingface_hub==1.16.4\n"),
             std::string::npos);
   g.spec.model->revision = "0123456789abcdef0123456789abcdef01234567";
-  const auto newRevision = render(g).objects;
-  for (const auto& o : newRevision) {
+  const auto new_revision = render(g).objects;
+  for (const auto& o : new_revision) {
     if (o["kind"] == "Job") {
       EXPECT_NE(o["metadata"]["name"], (*job)["metadata"]["name"]);
     }
@@ -335,7 +335,7 @@ TEST(Render, ModelCacheJobTakesTheTokenByReferenceAndPinsTheRevision) {
 }
 
 TEST(Render, DiscoveryRbacGrantsWhatTheRuntimeUses) {
-  auto r = render(recipeGraph("deepseek-v4.1-flash/vllm/agg-b200-agentic"));
+  auto r = render(recipe_graph("deepseek-v4.1-flash/vllm/agg-b200-agentic"));
   const json& role = *find(r.objects, "Role", "g-k8s-service-discovery-role");
   EXPECT_EQ(role["rules"][2]["resources"], json::parse(R"(["dynamoworkermetadatas"])"));
   const json& rb = *find(r.objects, "RoleBinding", "g-k8s-service-discovery-binding");
@@ -346,11 +346,11 @@ TEST(Render, DiscoveryRbacGrantsWhatTheRuntimeUses) {
 
 TEST(Render, IsDeterministic) {
   for (const auto& rec : recipes::Catalog::builtin().all()) {
-    auto a = render(recipeGraph(rec.name.c_str()));
-    auto b = render(recipeGraph(rec.name.c_str()));
+    auto a = render(recipe_graph(rec.name.c_str()));
+    auto b = render(recipe_graph(rec.name.c_str()));
     ASSERT_EQ(a.objects.size(), b.objects.size());
     for (size_t i = 0; i < a.objects.size(); ++i) {
-      EXPECT_EQ(api::jsonToYaml(a.objects[i]), api::jsonToYaml(b.objects[i])) << rec.name;
+      EXPECT_EQ(api::json_to_yaml(a.objects[i]), api::json_to_yaml(b.objects[i])) << rec.name;
     }
   }
 }
@@ -359,13 +359,13 @@ TEST(Render, UpstreamFormRendersToTheSamePods) {
   // toUpstream lowers the typed blocks; rendering that explicit DGD gives the same
   // Deployments and Services as rendering the typed graph.
   for (const auto& rec : recipes::Catalog::builtin().all()) {
-    auto graph = recipeGraph(rec.name.c_str());
-    auto up = toUpstream(graph);
+    auto graph = recipe_graph(rec.name.c_str());
+    auto up = to_upstream(graph);
     ASSERT_TRUE(up.ok()) << rec.name;
     ASSERT_EQ(up.objects[0]["kind"], "DynamoGraphDeployment");
     EXPECT_FALSE(up.objects[0]["spec"].contains("model"));
     EXPECT_FALSE(up.objects[0]["spec"]["components"][1].contains("engine"));
-    auto reparsed = api::fromJson(up.objects[0]);
+    auto reparsed = api::from_json(up.objects[0]);
     ASSERT_TRUE(reparsed.ok()) << rec.name << ": " << reparsed.errors.front().str();
     auto a = render(graph), b = render(reparsed.dgd);
     for (const auto& o : a.objects) {
@@ -384,9 +384,9 @@ namespace dgd::render {
 namespace {
 
 TEST(Render, ModelCachePvcSizeIsCanonical) {
-  auto g = recipeGraph("deepseek-v4-flash/vllm/agg-h200-agentic");
+  auto g = recipe_graph("deepseek-v4-flash/vllm/agg-h200-agentic");
   g.spec.model->cache->create = api::ModelCacheCreate{std::string("1024Gi"), std::nullopt, std::string("ReadWriteMany")};
-  g.spec.model->cache->keepOnDelete = false;
+  g.spec.model->cache->keep_on_delete = false;
   auto r = render(g);
   const json* pvc = find(r.objects, "PersistentVolumeClaim", "model-cache");
   ASSERT_NE(pvc, nullptr);

@@ -14,12 +14,12 @@ namespace {
 
 using nlohmann::json;
 
-api::Dgd explicitGraph(const std::string& workerExtra, const std::string& framework = "vllm") {
+api::Dgd explicit_graph(const std::string& worker_extra, const std::string& framework = "vllm") {
   auto p = api::parse(
       "apiVersion: nvidia.com/v1beta1\nkind: DynamoGraphDeployment\nmetadata: {name: g, namespace: ns1}\n"
       "spec:\n  backendFramework: " + framework + "\n  components:\n"
       "  - {name: Frontend, type: frontend, podTemplate: {spec: {containers: [{name: main, image: 'rt:1'}]}}}\n"
-      "  - name: Worker\n    type: worker\n" + workerExtra +
+      "  - name: Worker\n    type: worker\n" + worker_extra +
       "    podTemplate: {spec: {containers: [{name: main, image: 'rt:1', command: [python3, -m, dynamo." + framework +
       "]}]}}\n");
   EXPECT_TRUE(p.ok()) << (p.errors.empty() ? "" : p.errors.front().str());
@@ -36,14 +36,14 @@ const json& deployment(const RenderResult& r, const std::string& name) {
   throw std::runtime_error("no Deployment " + name);
 }
 
-const json& mainOf(const json& d) {
+const json& main_of(const json& d) {
   for (const auto& c : d["spec"]["template"]["spec"]["containers"]) {
     if (c["name"] == "main") return c;
   }
   throw std::runtime_error("no main");
 }
 
-std::string envValue(const json& container, const std::string& name) {
+std::string env_value(const json& container, const std::string& name) {
   for (const auto& e : container["env"]) {
     if (e["name"] == name) return e.value("value", std::string("<valueFrom>"));
   }
@@ -51,13 +51,13 @@ std::string envValue(const json& container, const std::string& name) {
 }
 
 TEST(UpstreamFields, CompilationCacheMountsThePvcAndPointsVllmAtIt) {
-  auto g = explicitGraph("    compilationCache: {pvcName: compile-cache}\n");
+  auto g = explicit_graph("    compilationCache: {pvcName: compile-cache}\n");
   EXPECT_TRUE(api::validate(g).empty());
   auto r = render(g);
   ASSERT_TRUE(r.ok());
   const json& d = deployment(r, "g-worker");
-  const json& main = mainOf(d);
-  EXPECT_EQ(envValue(main, "VLLM_CACHE_ROOT"), "/root/.cache/vllm");
+  const json& main = main_of(d);
+  EXPECT_EQ(env_value(main, "VLLM_CACHE_ROOT"), "/root/.cache/vllm");
   bool mounted = false;
   for (const auto& m : main["volumeMounts"]) {
     mounted = mounted || (m["name"] == "compile-cache" && m["mountPath"] == "/root/.cache/vllm" && !m.contains("readOnly"));
@@ -68,30 +68,30 @@ TEST(UpstreamFields, CompilationCacheMountsThePvcAndPointsVllmAtIt) {
     volume = volume || (v["name"] == "compile-cache" && v["persistentVolumeClaim"]["claimName"] == "compile-cache");
   }
   EXPECT_TRUE(volume);
-  EXPECT_EQ(envValue(mainOf(deployment(r, "g-frontend")), "VLLM_CACHE_ROOT"), "<unset>");
+  EXPECT_EQ(env_value(main_of(deployment(r, "g-frontend")), "VLLM_CACHE_ROOT"), "<unset>");
 }
 
 TEST(UpstreamFields, CompilationCacheOfSglangNeedsItsMountPathAndSetsNoVllmEnv) {
-  auto missing = api::validate(explicitGraph("    compilationCache: {pvcName: compile-cache}\n", "sglang"));
+  auto missing = api::validate(explicit_graph("    compilationCache: {pvcName: compile-cache}\n", "sglang"));
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].path, "spec.components[1].compilationCache.mountPath");
-  auto g = explicitGraph("    compilationCache: {pvcName: compile-cache, mountPath: /cache}\n", "sglang");
+  auto g = explicit_graph("    compilationCache: {pvcName: compile-cache, mountPath: /cache}\n", "sglang");
   EXPECT_TRUE(api::validate(g).empty());
   auto r = render(g);
-  const json& main = mainOf(deployment(r, "g-worker"));
-  EXPECT_EQ(envValue(main, "VLLM_CACHE_ROOT"), "<unset>");
+  const json& main = main_of(deployment(r, "g-worker"));
+  EXPECT_EQ(env_value(main, "VLLM_CACHE_ROOT"), "<unset>");
   bool mounted = false;
   for (const auto& m : main["volumeMounts"]) mounted = mounted || (m["name"] == "compile-cache" && m["mountPath"] == "/cache");
   EXPECT_TRUE(mounted);
 }
 
 TEST(UpstreamFields, GlobalDynamoNamespaceMovesOnlyThatComponent) {
-  auto r = render(explicitGraph("    globalDynamoNamespace: true\n"));
+  auto r = render(explicit_graph("    globalDynamoNamespace: true\n"));
   ASSERT_TRUE(r.ok());
   const json& worker = deployment(r, "g-worker");
-  EXPECT_EQ(envValue(mainOf(worker), "DYN_NAMESPACE"), "dynamo");
+  EXPECT_EQ(env_value(main_of(worker), "DYN_NAMESPACE"), "dynamo");
   EXPECT_EQ(worker["spec"]["template"]["metadata"]["labels"]["nvidia.com/dynamo-namespace"], "dynamo");
-  EXPECT_EQ(envValue(mainOf(deployment(r, "g-frontend")), "DYN_NAMESPACE"), "ns1-g");
+  EXPECT_EQ(env_value(main_of(deployment(r, "g-frontend")), "DYN_NAMESPACE"), "ns1-g");
 }
 
 TEST(UpstreamFields, DecodeOnlyExplicitGraphIsAcceptedAsUpstreamAcceptsIt) {
