@@ -31,6 +31,12 @@ from N = 1000): both runs list the Deployments the same way (the operator run th
 waits for the DGDs' Ready condition, a cheaper list). Results: a table on stdout and JSON in BENCH_OUT
 (default build-bench/bench-results/scale-N-CACHE.json).
 
+Where the time goes: a per-DGD timeline of one pair (from kube-sim's request log and the
+rollout polls), each phase's median and 90th percentile over the DGDs: the DGD stored, its
+first and last child written, its Deployments rolled out, Ready written; the floor's
+children and rollouts beside it; and kube-sim's CPU seconds per wall second in each run
+(near 1: kube-sim's one busy core paces both runs).
+
 The convergence ratio reported is the median of the pairs' ratios; each pair is listed with
 the load average at its start. Other figures are the median over the operator runs (writes
 at rest and after a restart: the largest).
@@ -42,6 +48,7 @@ BENCH_TIMEOUT (seconds per wait, 900), BENCH_SKIP_FLOOR=1, BENCH_SKIP_DELETE=1 (
 delete-all timing), BENCH_OPERATOR_ARGS (extra flags), BENCH_CACHE (warm or cold).
 """
 import collections
+import datetime
 import json
 import os
 import resource
@@ -401,31 +408,83 @@ def all_ready(sim, n):
     return ready >= n
 
 
-def deployments_rolled_out(sim, n_expected):
+def deployments_rolled_out(sim, n_expected, rolled_at):
+    """True when n_expected Deployments exist and all have rolled out; records in
+    rolled_at[(namespace, name)] the time each was first seen rolled out."""
     items = get(sim, "/apis/apps/v1/deployments")["items"]
-    if len(items) < n_expected:
-        return False
+    now = time.time()
+    done = len(items) >= n_expected
     for d in items:
         want = d["spec"].get("replicas", 1)
         st = d.get("status") or {}
         if (st.get("observedGeneration", 0) < d["metadata"].get("generation", 1) or st.get("updatedReplicas", 0) != want
                 or st.get("readyReplicas", 0) != want or st.get("availableReplicas", 0) != want):
-            return False
-    return True
+            done = False
+        else:
+            rolled_at.setdefault((d["metadata"]["namespace"], d["metadata"]["name"]), now)
+    return done
 
 
-def wait_converged(sim, t0, n, n_deployments, dgds_too):
+def wait_converged(sim, t0, n, n_deployments, dgds_too, rolled_at):
     """Polls the Deployments (both runs pay the same polling) until all have rolled out,
     then, in the operator run, the DGDs until all are Ready. Returns seconds since t0 of
     (Deployments rolled out, DGDs Ready or None)."""
     interval = POLL or (0.25 if n < 1000 else 1.0)
-    wait_for("%d Deployments rolled out" % n_deployments, lambda: deployments_rolled_out(sim, n_deployments),
-             interval=interval)
+    wait_for("%d Deployments rolled out" % n_deployments,
+             lambda: deployments_rolled_out(sim, n_deployments, rolled_at), interval=interval)
     t_deploy = time.time() - t0
     if not dgds_too:
         return t_deploy, None
     wait_for("%d DGDs Ready" % n, lambda: all_ready(sim, n), interval=interval)
     return t_deploy, time.time() - t0
+
+
+def request_time(r):
+    return datetime.datetime.fromisoformat(r["time"].replace("Z", "+00:00")).timestamp()
+
+
+def timeline(dgds, reqs, rolled_at, t0, writer_ua):
+    """Per DGD, seconds since t0 of: the DGD stored (kubectl's apply; operator run only),
+    the first and the last write of a child by writer_ua, every one of its Deployments
+    rolled out (first poll that saw it), the last status write of the operator (the one
+    that says Ready). Returns {phase: [seconds per DGD]} with the DGDs that have it."""
+    prefix = {}  # namespace -> [(dgd name + "-", dgd)]
+    for ns, name, _, _ in dgds:
+        prefix.setdefault(ns, []).append((name + "-", (ns, name)))
+
+    def owner(ns, child):
+        for p, key in prefix.get(ns, []):
+            if child.startswith(p):
+                return key
+        return None
+
+    per = collections.defaultdict(dict)
+    for r in reqs:
+        if r.get("verb") not in WRITE_VERBS:
+            continue
+        ua, res, ns, name = r.get("userAgent") or "", r.get("resource"), r.get("namespace") or r.get("ns"), r.get("name")
+        at = request_time(r) - t0
+        if res == "dynamographdeployments":
+            if r.get("subresource") == "status" and ua.startswith(OPERATOR_UA):
+                per[(ns, name)]["ready_written"] = at
+            elif not r.get("subresource") and ua.startswith("kubectl"):
+                per[(ns, name)].setdefault("dgd_stored", at)
+            continue
+        if res in ("events", "leases") or not ua.startswith(writer_ua):
+            continue
+        key = owner(ns, name or "")
+        if key:
+            per[key].setdefault("first_child_write", at)
+            per[key]["last_child_write"] = at
+    for (ns, name), at in rolled_at.items():
+        key = owner(ns, name)
+        if key:
+            per[key]["rolled_out"] = max(per[key].get("rolled_out", 0.0), at - t0)
+    phases = collections.defaultdict(list)
+    for times in per.values():
+        for phase, at in times.items():
+            phases[phase].append(at)
+    return dict(phases)
 
 
 def children_gone(sim):
@@ -519,7 +578,8 @@ def run_operator(n, dgds, profile_path, workdir, children_per_dgd, n_deployments
         t0 = time.time()
         sim.kubectl("apply", "--server-side", "--field-manager=bench", "-f", dgd_file, timeout=TIMEOUT)
         res["create_dgds_s"] = time.time() - t0
-        res["deployments_s"], res["ready_s"] = wait_converged(sim, t0, n, n_deployments, True)
+        rolled_at = {}
+        res["deployments_s"], res["ready_s"] = wait_converged(sim, t0, n, n_deployments, True, rolled_at)
         res["operator_cpu_s"] = op.cpu() - op_cpu0
         res["kubesim_cpu_s"] = cpu_seconds(sim.proc.pid) - sim_cpu0
         res["kubectl_cpu_s"] = children_cpu() - kubectl_cpu0
@@ -529,6 +589,7 @@ def run_operator(n, dgds, profile_path, workdir, children_per_dgd, n_deployments
         time.sleep(2)
         reqs = requests_since(sim, seq0)
         res["requests"] = table_of(reqs)
+        res["timeline"] = timeline(dgds, reqs, rolled_at, t0, OPERATOR_UA)
         res["writes"] = dict(writes_of(reqs))
         res["writes_per_dgd"] = (res["writes"].get("child", 0) + res["writes"].get("status", 0)) / n
         res["status_writes_per_dgd"] = res["writes"].get("status", 0) / n
@@ -624,11 +685,13 @@ def run_floor(n, dgds, profile_path, workdir, n_deployments_expected):
             if p.returncode != 0:
                 raise RuntimeError("kubectl apply failed: %s" % err[-2000:])
         res["apply_s"] = time.time() - t0
-        res["ready_s"], _ = wait_converged(sim, t0, n, n_deployments, False)
+        rolled_at = {}
+        res["ready_s"], _ = wait_converged(sim, t0, n, n_deployments, False, rolled_at)
         res["kubesim_cpu_s"] = cpu_seconds(sim.proc.pid) - sim_cpu0
         res["kubectl_cpu_s"] = children_cpu() - kubectl_cpu0
         reqs = requests_since(sim, seq0)
         res["requests"] = table_of(reqs, ua_prefix="kubectl")
+        res["timeline"] = timeline(dgds, reqs, rolled_at, t0, "kubectl")
     finally:
         sim.stop()
         sim.cleanup()
@@ -644,6 +707,31 @@ def fmt(v, unit=""):
 def median(values):
     v = sorted(values)
     return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2.0
+
+
+def percentile(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(q * len(v)))] if v else None
+
+
+def print_timeline(op, floor, pair):
+    """Where the time goes: each phase's median and 90th percentile over the DGDs."""
+    names = [("dgd_stored", "DGD stored (kubectl apply)"), ("first_child_write", "first child written"),
+             ("last_child_write", "last child written"), ("rolled_out", "its Deployments rolled out"),
+             ("ready_written", "Ready written (last status write)")]
+    if "timeline" not in op:
+        return
+    print("\nPer-DGD timeline, pair %d: seconds from the start, median / 90th percentile over the DGDs "
+          "(kube-sim CPU / wall: operator run %s, floor %s):\n" % (
+              pair, fmt(op["kubesim_cpu_s"] / op["ready_s"]),
+              fmt(floor["kubesim_cpu_s"] / floor["ready_s"]) if floor else "-"))
+    print("| phase | operator run | floor |\n|---|---|---|")
+    for key, label in names:
+        cells = []
+        for run in (op, floor):
+            v = (run or {}).get("timeline", {}).get(key) or []
+            cells.append("%s / %s (%d)" % (fmt(median(v)), fmt(percentile(v, 0.9)), len(v)) if v else "-")
+        print("| %s | %s | %s |" % (label, cells[0], cells[1]))
 
 
 def report(n, prof, pairs):
@@ -718,6 +806,7 @@ def report(n, prof, pairs):
             i + 1, p["load"][0], p["load"][1], p["load"][2], fmt(o["ready_s"], " s"),
             fmt(f["ready_s"], " s") if f else "-", fmt(o["ready_s"] / f["ready_s"]) if f else "-",
             fmt(o["writes_per_dgd"]), fmt(o["operator_peak_rss_mib"], " MiB")))
+    print_timeline(op, next((p["floor"] for p in pairs if p["operator"] is op), None), ops.index(op) + 1)
     print("\nOperator requests during convergence, pair %d (verb resource: count):" % (ops.index(op) + 1))
     print("  " + ", ".join("%s: %d" % kv for kv in op["requests"].items()))
     print("At rest: " + (", ".join("%s: %d" % kv for kv in op["rest_requests"].items()) or "none"))
