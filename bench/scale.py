@@ -462,7 +462,7 @@ def timeline(dgds, reqs, rolled_at, t0, writer_ua):
     for r in reqs:
         if r.get("verb") not in WRITE_VERBS:
             continue
-        ua, res, ns, name = r.get("userAgent") or "", r.get("resource"), r.get("namespace") or r.get("ns"), r.get("name")
+        ua, res, ns, name = r.get("userAgent") or "", r.get("resource"), r.get("namespace"), r.get("name")
         at = request_time(r) - t0
         if res == "dynamographdeployments":
             if r.get("subresource") == "status" and ua.startswith(OPERATOR_UA):

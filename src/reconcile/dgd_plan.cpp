@@ -62,8 +62,11 @@ std::vector<json> adapters_of(const Snapshot& s) {
 }
 
 // The children as the cache shows them, by object_key. `by_key` points into `objects`,
-// which is not changed after it is built.
+// which is not changed after it is built; moving keeps the pointers valid, copying would not.
 struct LiveChildren {
+  LiveChildren() = default;
+  LiveChildren(LiveChildren&&) = default;
+  LiveChildren(const LiveChildren&) = delete;
   std::vector<json> objects;
   std::map<std::string, const json*> by_key;
 };
