@@ -44,13 +44,14 @@ size_t metadata_fingerprint(const json& obj) {
   return hash_of(parts);
 }
 
+size_t uid_hash(const std::string& uid) { return std::hash<std::string>{}(uid); }
+
 ChildRecord record_child(const ChildKind& kind, const json& obj, bool owned) {
   const json& m = member(obj, "metadata");
   ChildRecord r;
   r.kind = &kind;
-  r.name = m.is_object() ? m.value("name", "") : "";
   r.owned = owned;
-  r.uid = m.is_object() ? m.value("uid", "") : "";
+  r.uid = uid_hash(m.is_object() ? m.value("uid", "") : "");
   r.resource_version = m.is_object() ? m.value("resourceVersion", "") : "";
   const json& g = member(m, "generation");
   r.generation = g.is_number_integer() ? g.get<int64_t>() : 0;
@@ -79,11 +80,12 @@ MemoCheck check_memo(const DgdMemo& memo, const json& dgd_head, ClusterCache& ca
     }
   }
   for (const auto& [key, record] : memo.children) {
+    const std::string name = key.substr(key.rfind('/') + 1);  // object_key: "group/Kind/ns/name"
     std::optional<CachedVersion> seen;
     if (auto it = owned.find(key); it != owned.end()) {
       seen = it->second;
     } else if (!record.owned) {
-      if (auto o = cache.cached_status(*record.kind, ns, record.name)) {
+      if (auto o = cache.cached_status(*record.kind, ns, name)) {
         seen = CachedVersion{key, o->value("/metadata/uid"_json_pointer, ""),
                              o->value("/metadata/resourceVersion"_json_pointer, "")};
         views[key] = std::move(*o);
@@ -102,11 +104,11 @@ MemoCheck check_memo(const DgdMemo& memo, const json& dgd_head, ClusterCache& ca
       echo_pending = true;
       continue;
     }
-    if (record.generation == 0 || seen->uid != record.uid) return MemoCheck::kStale;
+    if (record.generation == 0 || uid_hash(seen->uid) != record.uid) return MemoCheck::kStale;
     // The version moved: unchanged when only its status did (same generation, same metadata).
     auto view = views.find(key);
     if (view == views.end()) {
-      auto o = cache.cached_status(*record.kind, ns, record.name);
+      auto o = cache.cached_status(*record.kind, ns, name);
       if (!o) return MemoCheck::kStale;
       view = views.emplace(key, std::move(*o)).first;
     }

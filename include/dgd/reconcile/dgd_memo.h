@@ -25,12 +25,15 @@
 
 namespace dgd::reconcile {
 
-// A child as the pass left it.
+// A child as the pass left it, kept small: a memo per DGD holds one per child, so at a
+// thousand DGDs every field costs megabytes. Its name is the last part of its key in
+// DgdMemo::children; its uid is kept as a hash, which only has to tell a recreated
+// object from the recorded one.
 struct ChildRecord {
   const ChildKind* kind = nullptr;
-  std::string name;
   bool owned = true;            // controlled by the DGD (else: a kept cache PVC)
-  std::string uid, resource_version;
+  size_t uid = 0;               // uid_hash
+  std::string resource_version;
   int64_t generation = 0;       // 0: the kind has none (every change moves the version)
   size_t metadata = 0;          // metadata_fingerprint
   // The pass wrote it: the version the cache held before ("" for a create). While the
@@ -65,6 +68,7 @@ std::string dgd_fingerprint(const nlohmann::json& dgd);
 // What a child's generation does not cover: uid, labels, annotations (without the
 // Deployment controller's revision counter), ownerReferences, deletionTimestamp.
 size_t metadata_fingerprint(const nlohmann::json& obj);
+size_t uid_hash(const std::string& uid);
 // The record of `obj` as the cache (or a write's response) shows it.
 ChildRecord record_child(const ChildKind& kind, const nlohmann::json& obj, bool owned);
 
