@@ -9,7 +9,8 @@ DEMO_TARGETS = kube-sim dgd-operator dgdctl
 # The demo builds in its own directory without debug information and with nlohmann/json.hpp
 # precompiled once (DGD_PCH): compiling is most of the demo's time, -O2 alone takes about
 # half the CPU time of -O2 -g, and json.hpp is a quarter of what is left (docs/benchmarks.md,
-# "make demo from a fresh clone"); the flags are otherwise those of the test build.
+# "make demo from a fresh clone"). Warnings are not errors there: the demo builds to run,
+# and `make test`'s build (the one CI runs) treats them as errors.
 DEMO_BUILD ?= build-demo
 
 .PHONY: all deps configure build test test-unit test-e2e test-chaos-two-replicas test-sanitize demo bench fuzz names clean
@@ -58,7 +59,7 @@ demo:
 	@bash scripts/install-deps.sh
 	@echo "==> [2/4] configuring $(DEMO_BUILD)"
 	@test -f $(DEMO_BUILD)/CMakeCache.txt || cmake -S . -B $(DEMO_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release \
-	  "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" -DDGD_PCH=ON >/dev/null
+	  "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" -DDGD_PCH=ON -DDGD_WERROR=OFF >/dev/null
 	@echo "==> [3/4] building $(DEMO_TARGETS) (-j $(JOBS); the first build compiles for several minutes)"
 	@cmake --build $(DEMO_BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 	@echo "==> [4/4] running the demo (scripts/demo.sh)"
