@@ -22,6 +22,9 @@ const json& member(const json& obj, const char* key) {
 
 size_t hash_of(const json& v) { return v.is_null() ? 0 : std::hash<std::string>{}(v.dump()); }
 
+// The name in an object_key (child_plan.h): "group/Kind/ns/name".
+std::string name_in_key(const std::string& key) { return key.substr(key.rfind('/') + 1); }
+
 }  // namespace
 
 std::string dgd_fingerprint(const json& dgd) {
@@ -44,14 +47,11 @@ size_t metadata_fingerprint(const json& obj) {
   return hash_of(parts);
 }
 
-size_t uid_hash(const std::string& uid) { return std::hash<std::string>{}(uid); }
-
 ChildRecord record_child(const ChildKind& kind, const json& obj, bool owned) {
   const json& m = member(obj, "metadata");
   ChildRecord r;
   r.kind = &kind;
   r.owned = owned;
-  r.uid = uid_hash(m.is_object() ? m.value("uid", "") : "");
   r.resource_version = m.is_object() ? m.value("resourceVersion", "") : "";
   const json& g = member(m, "generation");
   r.generation = g.is_number_integer() ? g.get<int64_t>() : 0;
@@ -80,12 +80,11 @@ MemoCheck check_memo(const DgdMemo& memo, const json& dgd_head, ClusterCache& ca
     }
   }
   for (const auto& [key, record] : memo.children) {
-    const std::string name = key.substr(key.rfind('/') + 1);  // object_key: "group/Kind/ns/name"
     std::optional<CachedVersion> seen;
     if (auto it = owned.find(key); it != owned.end()) {
       seen = it->second;
     } else if (!record.owned) {
-      if (auto o = cache.cached_status(*record.kind, ns, name)) {
+      if (auto o = cache.cached_status(*record.kind, ns, name_in_key(key))) {
         seen = CachedVersion{key, o->value("/metadata/uid"_json_pointer, ""),
                              o->value("/metadata/resourceVersion"_json_pointer, "")};
         views[key] = std::move(*o);
@@ -104,11 +103,12 @@ MemoCheck check_memo(const DgdMemo& memo, const json& dgd_head, ClusterCache& ca
       echo_pending = true;
       continue;
     }
-    if (record.generation == 0 || uid_hash(seen->uid) != record.uid) return MemoCheck::kStale;
-    // The version moved: unchanged when only its status did (same generation, same metadata).
+    if (record.generation == 0) return MemoCheck::kStale;
+    // The version moved: unchanged when only its status did (same generation, same metadata;
+    // the metadata fingerprint holds the uid, so an object deleted and created again is stale).
     auto view = views.find(key);
     if (view == views.end()) {
-      auto o = cache.cached_status(*record.kind, ns, name);
+      auto o = cache.cached_status(*record.kind, ns, name_in_key(key));
       if (!o) return MemoCheck::kStale;
       view = views.emplace(key, std::move(*o)).first;
     }

@@ -27,12 +27,10 @@ namespace dgd::reconcile {
 
 // A child as the pass left it, kept small: a memo per DGD holds one per child, so at a
 // thousand DGDs every field costs megabytes. Its name is the last part of its key in
-// DgdMemo::children; its uid is kept as a hash, which only has to tell a recreated
-// object from the recorded one.
+// DgdMemo::children; its uid is part of its metadata fingerprint.
 struct ChildRecord {
   const ChildKind* kind = nullptr;
   bool owned = true;            // controlled by the DGD (else: a kept cache PVC)
-  size_t uid = 0;               // uid_hash
   std::string resource_version;
   int64_t generation = 0;       // 0: the kind has none (every change moves the version)
   size_t metadata = 0;          // metadata_fingerprint
@@ -68,7 +66,6 @@ std::string dgd_fingerprint(const nlohmann::json& dgd);
 // What a child's generation does not cover: uid, labels, annotations (without the
 // Deployment controller's revision counter), ownerReferences, deletionTimestamp.
 size_t metadata_fingerprint(const nlohmann::json& obj);
-size_t uid_hash(const std::string& uid);
 // The record of `obj` as the cache (or a write's response) shows it.
 ChildRecord record_child(const ChildKind& kind, const nlohmann::json& obj, bool owned);
 

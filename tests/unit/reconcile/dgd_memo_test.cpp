@@ -1,6 +1,7 @@
 // The reconciler's memo saves work and nothing else: passes that drop it at random reach
 // the same children and the same status as passes that keep it, through a DGD's life
-// (download, rollout, status-only changes, edits, drift, an invalid edit and its fix).
+// (download, rollout, status-only changes, edits, drift, a child deleted and created again,
+// an invalid edit and its fix).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -68,6 +69,14 @@ std::vector<std::function<void(FakeCluster&)>> life() {
         });
       },
       [](FakeCluster& c) { c.objects.erase("/Service/ns/g-frontend"); },
+      [](FakeCluster& c) {  // deleted and created again by someone else: a new uid, the same
+                            // generation and labels, another template
+        json d = c.objects.at("apps/Deployment/ns/g-frontend");
+        d["metadata"]["uid"] = "child-" + std::to_string(c.next_uid++);
+        d["metadata"]["resourceVersion"] = std::to_string(c.next_rv++);
+        d["spec"]["template"]["spec"]["containers"][0]["args"] = json::array({"--recreated"});
+        c.objects["apps/Deployment/ns/g-frontend"] = d;
+      },
       [](FakeCluster& c) {
         c.edit_child("apps/Deployment/ns/g-frontend", [](json& d) { d["metadata"]["labels"]["x"] = "y"; }, false);
       },
