@@ -94,36 +94,58 @@ def free_port():
 
 
 class PortForward:
-    """`kubectl port-forward TARGET LOCAL:REMOTE -n pf`, waited for until LOCAL accepts or kubectl exits."""
+    """`kubectl port-forward TARGET LOCAL:REMOTE -n pf`, waited for until it says it forwards LOCAL or exits.
+
+    Readiness is kubectl's own "Forwarding from" line, never a probe connection: every
+    connection to LOCAL becomes a forwarded connection, and where the remote port fails a
+    probe's error would end the session while the test's own request is still opening
+    its streams."""
 
     def __init__(self, sim, target, remote, extra=()):
         self.local = free_port()
         self.proc = subprocess.Popen(["kubectl", "port-forward", target, "%d:%s" % (self.local, remote), "-n", NS]
                                      + list(extra), env=sim.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
+        self.lines = {"stdout": [], "stderr": []}
+        self.readers = [threading.Thread(target=self._read, args=(stream, self.lines[name]), daemon=True)
+                        for name, stream in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr))]
+        for reader in self.readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream, into):
+        for line in stream:
+            into.append(line)
 
     def listening(self):
+        forwarding = "Forwarding from 127.0.0.1:%d -> " % self.local
+
         def state():
-            if self.proc.poll() is not None:
-                return "exited"
-            try:
-                socket.create_connection(("127.0.0.1", self.local), timeout=1).close()
+            exited = self.proc.poll() is not None
+            if exited:
+                self._join_readers()
+            if any(line.startswith(forwarding) for line in list(self.lines["stdout"])):
                 return "listening"
-            except OSError:
-                return None
+            return "exited" if exited else None
         return wait_until("kubectl port-forward to listen or exit", state, timeout=60) == "listening"
 
     def url(self, path):
         return "http://127.0.0.1:%d%s" % (self.local, path)
 
+    def _join_readers(self):
+        for reader in self.readers:
+            reader.join(timeout=30)
+
     def output(self):
-        out, err = self.proc.communicate(timeout=30)
-        return out + err
+        self.proc.wait(timeout=30)
+        self._join_readers()
+        return "".join(self.lines["stdout"]) + "".join(self.lines["stderr"])
 
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.communicate(timeout=30)
+            self.proc.wait(timeout=30)
+        self._join_readers()
 
 
 def get(url, data=None):
