@@ -14,6 +14,7 @@ under an open session (kubectl sees the connection end).
 import hashlib
 import http.server
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -87,65 +88,50 @@ class Backend(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class PortForward:
-    """`kubectl port-forward TARGET LOCAL:REMOTE -n pf`, waited for until it says it forwards LOCAL or exits.
+    """`kubectl port-forward TARGET :REMOTE -n pf`, waited for until it says where it forwards from or exits.
 
-    Readiness is kubectl's own "Forwarding from" line, never a probe connection: every
-    connection to LOCAL becomes a forwarded connection, and where the remote port fails a
-    probe's error would end the session while the test's own request is still opening
-    its streams."""
+    kubectl binds the local port itself (`:REMOTE` asks it for a free one) and names it in
+    its "Forwarding from" line; that line, never a probe connection, says it listens: every
+    connection to the local port becomes a forwarded connection, and where the remote port
+    fails a probe's error would end the session while the test's own request is still
+    opening its streams."""
 
     def __init__(self, sim, target, remote, extra=()):
-        self.local = free_port()
-        self.proc = subprocess.Popen(["kubectl", "port-forward", target, "%d:%s" % (self.local, remote), "-n", NS]
-                                     + list(extra), env=sim.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
-        self.lines = {"stdout": [], "stderr": []}
-        self.readers = [threading.Thread(target=self._read, args=(stream, self.lines[name]), daemon=True)
-                        for name, stream in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr))]
-        for reader in self.readers:
-            reader.start()
-
-    @staticmethod
-    def _read(stream, into):
-        for line in stream:
-            into.append(line)
+        self.local = None
+        self.proc = subprocess.Popen(["kubectl", "port-forward", target, ":%s" % remote, "-n", NS] + list(extra),
+                                     env=sim.env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines = []
+        self.reader = threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, "")),
+                                       daemon=True)
+        self.reader.start()
 
     def listening(self):
-        forwarding = "Forwarding from 127.0.0.1:%d -> " % self.local
-
         def state():
             exited = self.proc.poll() is not None
             if exited:
-                self._join_readers()
-            if any(line.startswith(forwarding) for line in list(self.lines["stdout"])):
-                return "listening"
+                self.reader.join(timeout=30)
+            for line in list(self.lines):
+                m = re.match(r"Forwarding from 127\.0\.0\.1:(\d+) -> ", line)
+                if m:
+                    self.local = int(m.group(1))
+                    return "listening"
             return "exited" if exited else None
         return wait_until("kubectl port-forward to listen or exit", state, timeout=60) == "listening"
 
     def url(self, path):
         return "http://127.0.0.1:%d%s" % (self.local, path)
 
-    def _join_readers(self):
-        for reader in self.readers:
-            reader.join(timeout=30)
-
     def output(self):
         self.proc.wait(timeout=30)
-        self._join_readers()
-        return "".join(self.lines["stdout"]) + "".join(self.lines["stderr"])
+        self.reader.join(timeout=30)
+        return "".join(self.lines)
 
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=30)
-        self._join_readers()
+        self.reader.join(timeout=30)
 
 
 def get(url, data=None):
