@@ -47,11 +47,20 @@ SANITIZE_CONFIGURE = DGD_WITH_CLANG=1 bash scripts/install-deps.sh && \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
 	  -DDGD_SANITIZE=ON -DDGD_FUZZ=ON; }
 
+# Every sanitized process writes its report here (the e2e tests' kube-sim, operator and
+# dgdctl included); scripts/check-sanitizer-reports.sh fails the run on any finding.
+SANITIZER_REPORTS = $(CURDIR)/build-asan/sanitizer-reports
+
 test-sanitize:
 	@$(SANITIZE_CONFIGURE)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && DGD_TEST_TIME_FACTOR=5 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-suppressions.txt \
-	  UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(CTEST_JOBS) --output-on-failure --timeout 1800
+	rm -rf $(SANITIZER_REPORTS) && mkdir -p $(SANITIZER_REPORTS)
+	cd build-asan && DGD_TEST_TIME_FACTOR=5 \
+	  ASAN_OPTIONS=detect_leaks=1:log_path=$(SANITIZER_REPORTS)/report:log_exe_name=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-suppressions.txt \
+	  UBSAN_OPTIONS=print_stacktrace=1:log_path=$(SANITIZER_REPORTS)/report:log_exe_name=1 \
+	  ctest -j $(CTEST_JOBS) --output-on-failure --timeout 1800; \
+	  rc=$$?; bash $(CURDIR)/scripts/check-sanitizer-reports.sh $(SANITIZER_REPORTS) && exit $$rc
 
 # Builds only what the demo runs. KEEP=1 leaves the cluster running for kubectl until Ctrl-C.
 demo:

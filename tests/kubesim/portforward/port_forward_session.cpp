@@ -169,10 +169,12 @@ class Session {
     const uint32_t id = spdy::read_u32(f.payload, 0) & 0x7fffffff;
     if (f.payload.size() < 10) throw spdy::ProtocolError("short SYN_STREAM");
     const spdy::Headers h = decompressor_.decompress(f.payload.substr(10));
+    // After the client's GOAWAY kubelet's spdystream (Connection.checkStreamFrame) drops a
+    // new stream without an answer: no SYN_REPLY, no RST_STREAM, its id not recorded.
+    if (goaway_received_) return;
     if (id == 0 || id % 2 == 0 || id <= last_stream_) throw spdy::ProtocolError("invalid stream id in SYN_STREAM");
     last_stream_ = id;
     reap();
-    if (goaway_received_) return send_rst(id, spdy::kRefusedStream);
     auto get = [&h](const char* k) {
       auto it = h.find(k);
       return it == h.end() ? std::string() : it->second;

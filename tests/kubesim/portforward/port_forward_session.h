@@ -7,7 +7,7 @@
 // closes.
 //
 // The session answers PING, honours RST_STREAM (the backend connection is cut) and
-// GOAWAY (no further streams), and returns its receive window with WINDOW_UPDATE (per
+// GOAWAY (a stream opened after it is dropped unanswered), and returns its receive window with WINDOW_UPDATE (per
 // stream and per session) as it hands data to the backend. Its own sends keep to the
 // peer's windows once the peer shows it keeps them, by a WINDOW_UPDATE or an initial
 // window in SETTINGS: kubectl's SPDY (moby/spdystream) announces SPDY/3.1 but neither
