@@ -108,7 +108,8 @@ ObjectPtr dgd_with(const std::string& name, const nlohmann::json& conditions) {
 }
 
 double graphs(const kube::MetricsRegistry& r, const std::string& ready, const std::string& serving) {
-  const auto* s = find_sample(samples_of(r), "dgd_graphs", {{"ready", ready}, {"serving", serving}});
+  const auto samples = samples_of(r);  // find_sample points into it
+  const auto* s = find_sample(samples, "dgd_graphs", {{"ready", ready}, {"serving", serving}});
   return s ? s->value : -1;
 }
 
