@@ -35,6 +35,9 @@ const testing::PromSample* find_sample(const std::vector<testing::PromSample>& a
   }
   return nullptr;
 }
+// The sample found points into `all`: a temporary vector would be freed before it is read.
+const testing::PromSample* find_sample(std::vector<testing::PromSample>&& all, const std::string& name,
+                                const std::map<std::string, std::string>& labels = {}) = delete;
 
 TEST(ProcessMetrics, ProcessSeriesAndBuildInfoAreSampled) {
   kube::MetricsRegistry r;
@@ -56,11 +59,13 @@ TEST(ProcessMetrics, ProcessSeriesAndBuildInfoAreSampled) {
 TEST(ProcessMetrics, CpuSecondsNeverGoBack) {
   kube::MetricsRegistry r;
   sample_process_metrics(r);
-  const double first = find_sample(samples_of(r), "process_cpu_seconds_total")->value;
+  const auto before = samples_of(r);
+  const double first = find_sample(before, "process_cpu_seconds_total")->value;
   volatile double spin = 0;
   for (int i = 0; i < 20'000'000; ++i) spin = spin + i;
   sample_process_metrics(r);
-  EXPECT_GE(find_sample(samples_of(r), "process_cpu_seconds_total")->value, first);
+  const auto after = samples_of(r);
+  EXPECT_GE(find_sample(after, "process_cpu_seconds_total")->value, first);
 }
 
 class NoReconcile : public Reconciler {
@@ -108,7 +113,7 @@ ObjectPtr dgd_with(const std::string& name, const nlohmann::json& conditions) {
 }
 
 double graphs(const kube::MetricsRegistry& r, const std::string& ready, const std::string& serving) {
-  const auto samples = samples_of(r);  // find_sample points into it
+  const auto samples = samples_of(r);
   const auto* s = find_sample(samples, "dgd_graphs", {{"ready", ready}, {"serving", serving}});
   return s ? s->value : -1;
 }
