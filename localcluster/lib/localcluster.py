@@ -35,7 +35,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)                     # localcluster/
 SOURCE = os.path.dirname(ROOT)                   # the repository
 TIME_FACTOR = max(1.0, float(os.environ.get("DGD_TEST_TIME_FACTOR") or "1"))
-COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
+COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok",
+              "compute-domain-controller")
+PYTHON = "/usr/bin/python3"   # Debian's: it has python3-kubernetes
 SERVICE_CIDR = "10.96.0.0/16"
 
 
@@ -57,7 +59,7 @@ def toolchain_bin():
         out = subprocess.run(["bash", os.path.join(ROOT, "toolchain", "build.sh")], check=True,
                              stdout=subprocess.PIPE, text=True).stdout
         d = out.strip().splitlines()[-1]
-    for c in COMPONENTS + ("kubectl",):
+    for c in COMPONENTS[:5] + ("kubectl",):
         if not os.access(os.path.join(d, c), os.X_OK):
             raise RuntimeError("%s has no %s: run localcluster/toolchain/build.sh" % (d, c))
     _toolchain_bin = d
@@ -142,6 +144,7 @@ class LocalCluster:
         self._start("kube-scheduler", self._scheduler_args())
         self._write_kwok_config()
         self._start("kwok", self._kwok_args())
+        self._start_compute_domain_controller()
         self._seed()
         return self
 
@@ -181,6 +184,7 @@ class LocalCluster:
         pki.issue_client("kube-scheduler", "system:kube-scheduler")
         # KWOK writes the status of every node and pod and deletes pods, as many kubelets would.
         pki.issue_client("kwok", "kwok-controller", ["system:masters"])
+        pki.issue_client("compute-domain-controller", "compute-domain-controller", ["system:masters"])
         # The API server's client identity towards kubelets (KWOK's server): port-forward, logs, exec.
         pki.issue_client("apiserver-kubelet-client", "kube-apiserver-kubelet-client", ["kubeadm:cluster-admins"])
         self.sa_key, self.sa_pub = pki.service_account_key()
@@ -189,19 +193,24 @@ class LocalCluster:
         self.url = "https://127.0.0.1:%d" % self.ports["apiserver"]
         p = self.pki
         for name, user in (("admin", "kubernetes-admin"), ("kube-controller-manager", "system:kube-controller-manager"),
-                           ("kube-scheduler", "system:kube-scheduler"), ("kwok", "kwok-controller")):
+                           ("kube-scheduler", "system:kube-scheduler"), ("kwok", "kwok-controller"),
+                           ("compute-domain-controller", "compute-domain-controller")):
             cfg = _kubeconfig(self.url, p.ca_path, p.path(name + ".crt"), p.path(name + ".key"), user)
             with open(self.path(name + ".kubeconfig"), "w") as f:
                 yaml.safe_dump(cfg, f)
         self.kubeconfig = self.path("admin.kubeconfig")
 
     # -- components ---------------------------------------------------------------
-    def _start(self, name, args):
+    def _start(self, name, args, program=None):
         log = open(self.path(name + ".log"), "a")
         self.logs[name] = log
-        self.procs[name] = subprocess.Popen([os.path.join(self.bin, name)] + args, stdout=log,
+        self.procs[name] = subprocess.Popen((program or [os.path.join(self.bin, name)]) + args, stdout=log,
                                             stderr=subprocess.STDOUT, start_new_session=True)
         return self.procs[name]
+
+    def _start_compute_domain_controller(self):
+        self._start("compute-domain-controller", ["--kubeconfig", self.path("compute-domain-controller.kubeconfig")],
+                    program=[PYTHON, os.path.join(HERE, "compute_domains.py")])
 
     def log(self, name):
         try:
@@ -262,6 +271,9 @@ class LocalCluster:
             "--audit-policy-file", os.path.join(ROOT, "config", "audit-policy.yaml"),
             "--audit-log-path", self.audit_path, "--audit-log-format", "json",
             "--audit-log-mode", "blocking", "--audit-log-maxbackup", "0", "--audit-log-maxsize", "0",
+            # The `kubernetes` Service cannot point at 127.0.0.1 (loopback endpoints are invalid),
+            # and nothing in the cluster dials it: KWOK's pods run no processes.
+            "--endpoint-reconciler-type", "none",
             "--profiling=false", "--v", "1",
         ] + self.apiserver_args
 
@@ -279,8 +291,9 @@ class LocalCluster:
                 "--cluster-signing-cert-file", p.ca_path, "--cluster-signing-key-file", p.ca_key_path,
                 "--service-cluster-ip-range", SERVICE_CIDR,
                 "--leader-elect=false", "--secure-port", "0", "--v", "1",
-                # The garbage collector and the quota controller read discovery; a new CRD is
-                # seen within this period.
+                # A claim created just after its volumes is bound at the next resync (15 s by
+                # default), as on a cluster with static volumes; 2 s keeps tests short.
+                "--pvclaimbinder-sync-period", "2s",
                 "--controllers", "*"]
 
     def _scheduler_args(self):
@@ -304,7 +317,7 @@ class LocalCluster:
                 "--node-port", str(self.ports["kwok"]),
                 "--server-address", "127.0.0.1:%d" % self.ports["kwok"],
                 "--tls-cert-file", p.path("kwok.crt"), "--tls-private-key-file", p.path("kwok.key"),
-                "--node-lease-duration-seconds", "40"]
+                "--node-lease-duration-seconds", "40", "-v", "WARN"]
 
     def _stop_all(self):
         for name in reversed(COMPONENTS):
@@ -340,6 +353,8 @@ class LocalCluster:
             self._start(name, self._scheduler_args())
         elif name == "kwok":
             self._start(name, self._kwok_args())
+        elif name == "compute-domain-controller":
+            self._start_compute_domain_controller()
         else:
             raise ValueError(name)
 
@@ -380,8 +395,14 @@ class LocalCluster:
         for p in paths:
             if os.path.isdir(p):
                 args += ["-f", p]
-        self.kubectl(*args)
-        self.kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
+        names = self.kubectl(*args, "-o", "name").stdout.split()
+
+        def established():
+            crds = self.kubectl_json("get", *names)
+            crds = crds.get("items", [crds])
+            return all(any(c.get("type") == "Established" and c.get("status") == "True"
+                           for c in (crd.get("status") or {}).get("conditions") or []) for crd in crds)
+        self.wait_for(established, "CRDs established")
 
     def _ready_nodes(self):
         out = self.kubectl("get", "nodes", "-o", "jsonpath={range .items[*]}{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}",

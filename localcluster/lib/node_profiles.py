@@ -155,5 +155,48 @@ def storage(profile, volume_root):
     return out
 
 
+COMPUTE_DOMAIN_DRIVER = "compute-domain.nvidia.com"
+COMPUTE_DOMAIN_CHANNEL_CLASS = "compute-domain-default-channel.nvidia.com"
+CLIQUE_LABEL = "nvidia.com/gpu.clique"
+CHANNELS_PER_NODE = 8
+
+
+def compute_domain_devices(node_list):
+    """What NVIDIA's DRA driver publishes for ComputeDomains: the DeviceClass of IMEX
+    channels and, on every node of an NVLink clique, a ResourceSlice of channels. The real
+    scheduler allocates them to the ResourceClaims of pods that ask for a domain's channel."""
+    clique_nodes = [n for n in node_list if CLIQUE_LABEL in n["metadata"]["labels"]]
+    if not clique_nodes:
+        return []
+    out = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": COMPUTE_DOMAIN_CHANNEL_CLASS},
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == '%s'" % COMPUTE_DOMAIN_DRIVER}}]}}]
+    for n in clique_nodes:
+        name = n["metadata"]["name"]
+        clique = n["metadata"]["labels"][CLIQUE_LABEL]
+        out.append({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": "%s-compute-domain" % name},
+            "spec": {"driver": COMPUTE_DOMAIN_DRIVER, "nodeName": name,
+                     "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": "channel-%d" % i,
+                                  "attributes": {"type": {"string": "channel"}, "id": {"int": i},
+                                                 "clique": {"string": clique}}}
+                                 for i in range(CHANNELS_PER_NODE)]},
+        })
+    return out
+
+
+def gpu_runtime(node_list):
+    """The RuntimeClass NVIDIA's GPU operator installs on GPU clusters; the recipes' workers
+    name it (runtimeClassName: nvidia), and admission refuses a pod whose class is missing."""
+    if not any("nvidia.com/gpu" in n["status"]["allocatable"] for n in node_list):
+        return []
+    return [{"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"},
+             "handler": "nvidia"}]
+
+
 def objects(profile, volume_root):
-    return nodes(profile) + storage(profile, volume_root)
+    node_list = nodes(profile)
+    return (node_list + gpu_runtime(node_list) + storage(profile, volume_root)
+            + compute_domain_devices(node_list))

@@ -98,9 +98,23 @@ const std::string& string_at(const json& obj, const char* key) {
   return it != obj.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
 }
 
+// An EnvVar's value is a Go string with omitempty: the API server stores `value: ""` as no
+// value at all (the variable is still set, to the empty string). The desired object says
+// it the same way, so that it compares equal to what the server keeps.
+namespace {
+void drop_empty_values(json& env) {
+  for (auto& item : env.get_ref<json::array_t&>()) {
+    auto v = item.find("value");
+    if (v != item.end() && v->is_string() && v->get_ref<const std::string&>().empty()) item.erase(v);
+  }
+}
+}  // namespace
+
 json merge_env(json base, json over) {
   json out = base.is_array() ? std::move(base) : json::array();
+  drop_empty_values(out);
   if (!over.is_array() || over.empty()) return out;
+  drop_empty_values(over);
   // Each item's name looked up once. The pointers stay valid while `out` grows (a json
   // value's members live on the heap, not in the array), and the one of a replaced item
   // is taken again from its new value.
