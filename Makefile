@@ -13,7 +13,7 @@ DEMO_TARGETS = kube-sim dgd-operator dgdctl
 # and `make test`'s build (the one CI runs) treats them as errors.
 DEMO_BUILD ?= build-demo
 
-.PHONY: all deps configure build test test-unit test-e2e test-chaos-two-replicas test-sanitize demo bench fuzz names clean
+.PHONY: all deps configure build toolchain test test-unit test-e2e test-chaos-two-replicas test-sanitize demo bench fuzz names clean
 
 all: build
 
@@ -26,8 +26,14 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
-	cd $(BUILD) && ctest -j $(CTEST_JOBS) --output-on-failure --timeout 900
+# The local cluster's programs (kube-apiserver, etcd, KWOK, ...) from their Go modules, built
+# once into a cache keyed by their versions (localcluster/toolchain/build.sh); the e2e tests
+# that run on the real control plane find them through DGD_TOOLCHAIN_BIN.
+toolchain:
+	@bash localcluster/toolchain/build.sh >/dev/null
+
+test: build toolchain
+	cd $(BUILD) && DGD_TOOLCHAIN_BIN=$$(bash $(CURDIR)/localcluster/toolchain/build.sh) ctest -j $(CTEST_JOBS) --output-on-failure --timeout 900
 
 test-unit: build
 	cd $(BUILD) && ctest -j $(CTEST_JOBS) -L unit --output-on-failure

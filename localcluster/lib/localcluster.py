@@ -386,7 +386,7 @@ class LocalCluster:
             self.apply_crds()
         if self.profile:
             want = len(node_profiles.nodes(self.profile))
-            self.wait_for(lambda: self._ready_nodes() >= want, "%d nodes Ready" % want, timeout=120)
+            self.wait_for(lambda: self._ready_nodes() == want, "%d nodes Ready and schedulable" % want, timeout=120)
 
     def apply_crds(self):
         """The project's CRDs and the third-party ones the recipes use, established."""
@@ -405,9 +405,16 @@ class LocalCluster:
         self.wait_for(established, "CRDs established")
 
     def _ready_nodes(self):
-        out = self.kubectl("get", "nodes", "-o", "jsonpath={range .items[*]}{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}",
-                           check=False)
-        return out.stdout.split().count("True") if out.returncode == 0 else 0
+        """Nodes Ready whose not-ready taint the node controller has taken away again."""
+        out = self.kubectl("get", "nodes", "-o", "json", check=False)
+        if out.returncode != 0:
+            return 0
+        n = 0
+        for node in json.loads(out.stdout)["items"]:
+            ready = any(c["type"] == "Ready" and c["status"] == "True" for c in node["status"].get("conditions") or [])
+            tainted = any(t["key"].startswith("node.kubernetes.io/") for t in node["spec"].get("taints") or [])
+            n += ready and not tainted
+        return n
 
     def wait_for(self, cond, what, timeout=60):
         deadline = time.time() + deadline_seconds(timeout)

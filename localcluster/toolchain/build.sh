@@ -20,6 +20,10 @@ MODULES=("$@")
 command -v go >/dev/null || { echo "toolchain: go is not installed (Go 1.26 is needed)" >&2; exit 1; }
 GO_VERSION="$(go env GOVERSION)"
 KEYS=()
+mkdir -p "$CACHE"
+# One build at a time per cache: tests started together wait for the first one's build.
+exec 9>"$CACHE/.lock"
+flock 9
 
 # The version a module pins for $1 (from its go.mod), for the ldflags.
 pinned() { awk -v m="$1" '$1==m && $2 ~ /^v/ {print $2; exit} $1=="require" && $2==m {print $3; exit}' go.mod; }

@@ -1,13 +1,12 @@
-"""Harness for the operator's end-to-end tests: a private local cluster (real
-kube-apiserver, etcd, controller-manager and scheduler; KWOK nodes from a profile), the CRDs,
-and a dgd-operator process against it.
+"""Harness for the operator's end-to-end tests: a private kube-sim with a cluster
+profile, the CRDs, and a dgd-operator process against it.
 
     with OperatorEnv("h200-4x") as env:
         dgd = env.apply_recipe("deepseek-v4.1-flash/vllm/disagg-h200-agentic")
         env.wait_ready(dgd)
-        env.operator_writes(since=seq)     # writes the operator made (the audit log)
+        env.operator_writes(since=seq)     # writes the operator made (request log)
 
-Each test file builds its own env (the cluster and the operator's /metrics on ports they bind
+Each test file builds its own env (kube-sim and the operator's /metrics on ports they bind
 themselves, own temp dir), so ctest -j runs them in parallel. Waits poll with generous
 deadlines; nothing asserts a duration. "Nothing happened" is asserted after the operator
 has provably processed a change (reconcile_now(), wait_reconciled(): a pass logged with the
@@ -24,6 +23,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from binaries import find_binary  # noqa: E402
+from kubesim import KubeSim  # noqa: E402
 from cluster import Cluster  # noqa: E402
 from recipe_paths import recipe_dir, recipe_file  # noqa: E402,F401
 from operator_listen import wait_bound_addresses  # noqa: E402
@@ -74,12 +74,14 @@ def condition(obj, ctype):
 
 
 class OperatorEnv:
-    def __init__(self, profile="h200-4x", cluster_args=None, operator_args=None, crds=True, start=True):
-        """profile: a node profile of localcluster/profiles (None: no nodes, pods stay
-        Pending); cluster_args: LocalCluster's keyword arguments (stage delays, API server flags)."""
+    def __init__(self, profile="h200-4x", sim_args=None, operator_args=None, crds=True, start=True, local=False):
+        """local=True: the local cluster of real parts (tests/e2e/lib/cluster.py: kube-apiserver,
+        etcd, controller-manager, scheduler, KWOK nodes from localcluster/profiles) instead of
+        kube-sim; sim_args are kube-sim's and do not apply there."""
+        self.local = local
         self.profile = profile
         self.start = start  # False: the test calls start_operator() itself
-        self.cluster_args = dict(cluster_args or {})
+        self.sim_args = list(sim_args or [])
         self.operator_args = list(operator_args or [])
         self.crds = crds
         self.sim = None
@@ -92,12 +94,28 @@ class OperatorEnv:
 
     # -- lifecycle ------------------------------------------------------------
     def __enter__(self):
-        # Fast kubelets and download Jobs (cluster.FAST). The download Job's pod does not carry
-        # the DGD label, so the seed page's `kubectl wait ... pod -l <dgd label>` does not wait
-        # on a Completed (never Ready) pod.
-        self.sim = Cluster(profile=self.profile, crds=False, **self.cluster_args)
+        if self.local:
+            self.sim = Cluster(profile=self.profile, crds=False)
+            try:
+                self.sim.start()
+                if self.crds:
+                    self.sim.apply_crds()
+                if self.start:
+                    self.start_operator()
+            except Exception:
+                self.__exit__(None, None, None)
+                raise
+            return self
+        args = []
+        if self.profile:
+            # Fast kubelets and download Jobs. The download Job's pod does not carry the
+            # DGD label, so the seed page's `kubectl wait ... pod -l <dgd label>` does
+            # not wait on a Completed (never Ready) pod.
+            args += ["--profile", os.path.join(ROOT, "tests", "kubesim", "profiles", self.profile + ".yaml"),
+                     "--kubelet-start-delay", "0.2", "--kubelet-ready-delay", "0.5", "--job-duration", "0.5",
+                     "--pod-termination-delay", "0.2"]
+        self.sim = KubeSim(extra_args=args + self.sim_args).start()
         try:
-            self.sim.start()
             if self.crds:
                 self.install_crds()
             if self.start:
@@ -112,17 +130,24 @@ class OperatorEnv:
             self.stop_operator(check=False)
         if exc_type is not None:
             sys.stderr.write("---- operator log (tail) ----\n%s\n" % "\n".join(self.operator_log().splitlines()[-60:]))
-            for c in ("kube-apiserver", "kube-controller-manager", "kwok"):
-                sys.stderr.write("---- %s log (tail) ----\n%s\n" % (c, "\n".join(self.sim.log(c).splitlines()[-20:])))
+            if self.local:
+                state = self.kubectl("get", "dgd,deploy,rs,pods,jobs,pvc", "-A", "-o", "wide", check=False)
+                sys.stderr.write("---- cluster state ----\n%s\n" % (state.stdout + state.stderr))
+                for c in ("kube-apiserver", "kube-controller-manager", "kwok"):
+                    sys.stderr.write("---- %s log (tail) ----\n%s\n" % (c, "\n".join(self.sim.log(c).splitlines()[-20:])))
+            else:
+                sys.stderr.write("---- kube-sim log (tail) ----\n%s\n" % "\n".join(self.sim.log().splitlines()[-30:]))
         self.sim.stop()
         self.sim.cleanup()
         return False
 
     def install_crds(self):
-        self.sim.apply_crds()
+        self.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
+        self.kubectl("wait", "--for=condition=Established", "crd/dynamographdeployments.nvidia.com",
+                     "--timeout=30s")
 
     def start_operator(self, extra=None, kubeconfig=None, log_level="debug", lease_namespace="default"):
-        """Starts dgd-operator with the cluster's admin kubeconfig, or `kubeconfig`."""
+        """Starts dgd-operator with kube-sim's admin kubeconfig, or `kubeconfig`."""
         assert self.op is None
         self.op_log_path = os.path.join(self.sim.dir, "operator-%d.log" % len(self._op_logs))
         self._log_level = log_level
@@ -288,9 +313,11 @@ class OperatorEnv:
                          "%s=%d" % (MARKER_ANNOTATION, self._markers), "-o", "jsonpath={.metadata.resourceVersion}")
         self.wait_reconciled(name, ns, int(p.stdout), "the reconcile of %s/%s after marker %d" % (ns, name, self._markers))
 
-    # -- the API server's audit log ------------------------------------------------------
+    # -- request log ----------------------------------------------------------------
     def last_seq(self):
-        return self.sim.last_seq()
+        if self.local:
+            return self.sim.last_seq()
+        return self.sim.admin("/sim/v1/requests?since=%d" % (1 << 62))["lastSeq"]
 
     def operator_writes(self, since=0):
         """Write requests from the operator's user agent (leader-election lease renewals excluded)."""

@@ -10,7 +10,7 @@ from oplib import RECIPE_PROFILES, OperatorEnv, condition
 def run(profile):
     recipes = sorted(r for r, p in RECIPE_PROFILES.items() if p == profile)
     assert recipes, profile
-    with OperatorEnv(profile=profile) as env:
+    with OperatorEnv(profile=profile, local=True) as env:
         for i, recipe in enumerate(recipes):
             ns = "r%d" % i
             name = env.apply_recipe(recipe, ns)

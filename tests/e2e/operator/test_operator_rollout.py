@@ -31,7 +31,7 @@ def ready_cond(env, name):
 
 
 def main():
-    with OperatorEnv(profile="h200-4x") as env:
+    with OperatorEnv(profile="h200-4x", local=True) as env:
         name = env.apply_recipe(RECIPE, NS)
         env.wait_ready(name, NS)
         svc = env.get("svc", name + "-frontend", NS)

@@ -13,7 +13,7 @@ FILLER = clique_filler(R0, 17)
 
 
 def main():
-    with OperatorEnv("gb200-2rack") as env:
+    with OperatorEnv("gb200-2rack", local=True) as env:
         env.kubectl("apply", "-f", "-", input=json.dumps(FILLER))
         env.kubectl("rollout", "status", "deploy/filler", "-n", "default", "--timeout=60s", timeout=90)
 

@@ -7,7 +7,7 @@ RECIPE = "deepseek-v4.1-flash/vllm/disagg-gb200-agentic"
 
 
 def main():
-    with OperatorEnv("gb200-nvl72") as env:
+    with OperatorEnv("gb200-nvl72", local=True) as env:
         rc, _ = plan(env, recipe_file(RECIPE))
         assert rc == 0, "plan exit %d" % rc
         name = env.apply_recipe(RECIPE)

@@ -12,7 +12,7 @@ with open(os.path.join(ROOT, "recipes", "scripts", "select-rdma-nics.sh")) as _f
 
 
 def main():
-    with OperatorEnv("h200-4x") as env:
+    with OperatorEnv("h200-4x", local=True) as env:
         rc, out = plan(env, recipe_file(RECIPE))
         assert rc == 0, "plan exit %d" % rc
         lines = plan_lines(out)

@@ -40,7 +40,7 @@ SHORTFALL = "no node with 16 free nvidia.com/gpu: each pod asks for 16 nvidia.co
 
 
 def main():
-    with OperatorEnv("h200-1x") as env, tempfile.TemporaryDirectory() as tmp:
+    with OperatorEnv("h200-1x", local=True) as env, tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "big.yaml")
         with open(big, "w") as f:
             f.write(BIG)

@@ -85,6 +85,8 @@ def reaches(want, got, path, problems):
             problems.append("%s: not rendered" % path)
             return
         for k, v in want.items():
+            if v == "" and k not in got and path.split(".")[-1].startswith("env["):
+                continue  # an EnvVar's value "" is stored as no value (omitempty), and so rendered
             reaches(v, got.get(k), "%s.%s" % (path, k), problems)
     elif isinstance(want, list):
         if not isinstance(got, list):

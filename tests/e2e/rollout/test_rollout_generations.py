@@ -19,7 +19,7 @@ from rollout_lib import (NS, RECIPE, OperatorEnv, PodWatch, condition, deploymen
 
 
 def main():
-    with OperatorEnv(profile="h200-4x") as env:
+    with OperatorEnv(profile="h200-4x", local=True) as env:
         name = env.apply_recipe(RECIPE, NS)
         env.wait_ready(name, NS)
         old = worker_deployments(env, name)
