@@ -3,12 +3,9 @@ read as requests: who asked, what for, and what came back. This is how tests cou
 operator's writes, by its own user, without a hook in the server.
 
     events = audit_log.read(path, since=0)       # dicts, one per request, after `since` lines
-    audit_log.count(events, user=..., verbs=audit_log.WRITES)
     e["user"]["username"], e["verb"], e["objectRef"]["resource"], e["responseStatus"]["code"]
 """
 import json
-
-WRITES = ("create", "update", "patch", "delete", "deletecollection")
 
 
 def read(path, since=0):
@@ -38,27 +35,3 @@ def lines(path):
             return sum(1 for raw in f if raw.endswith(b"\n"))
     except FileNotFoundError:
         return 0
-
-
-def resource_of(e):
-    ref = e.get("objectRef") or {}
-    r = ref.get("resource", "")
-    return r + ("/" + ref["subresource"] if ref.get("subresource") else "")
-
-
-def matches(e, user=None, user_agent=None, verbs=None, resource=None, namespace=None):
-    if user is not None and (e.get("user") or {}).get("username") != user:
-        return False
-    if user_agent is not None and not (e.get("userAgent") or "").startswith(user_agent):
-        return False
-    if verbs is not None and e.get("verb") not in verbs:
-        return False
-    if resource is not None and resource_of(e) != resource:
-        return False
-    if namespace is not None and (e.get("objectRef") or {}).get("namespace") != namespace:
-        return False
-    return True
-
-
-def count(events, **criteria):
-    return sum(1 for e in events if matches(e, **criteria))

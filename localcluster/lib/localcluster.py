@@ -6,14 +6,12 @@ playing the kubelets of simulated GPU nodes from a profile (localcluster/profile
         c.kubectl("apply", "-f", path)            # the cluster's own kubectl, admin kubeconfig
         c.kubectl_json("get", "pods", "-A")
         c.audit(since=0)                          # the API server's audit log, one dict a request
-        c.restart("kube-apiserver")               # SIGKILL and start again, same data
         api = c.python_client()                   # kubernetes.client.ApiClient
 
 Every instance is private: its own directory, its own etcd data on tmpfs, ports the OS
 picks on 127.0.0.1, so tests run in parallel. Deadlines here only bound how long a broken
 start waits; readiness is always a condition (/readyz, a node Ready), never a sleep.
 """
-import base64
 import json
 import os
 import shutil
@@ -335,45 +333,6 @@ class LocalCluster:
         log = self.logs.pop(name, None)
         if log:
             log.close()
-
-    # -- faults from real parts ------------------------------------------------------
-    def kill(self, name):
-        """SIGKILL one component (its data stays: etcd's on tmpfs)."""
-        self.stop_component(name, sig=signal.SIGKILL)
-
-    def start_component(self, name):
-        """Starts a component stopped by kill() again, on the same port, and waits until it serves."""
-        if name == "etcd":
-            self._start_etcd()
-        elif name == "kube-apiserver":
-            self._start_apiserver()
-        elif name == "kube-controller-manager":
-            self._start(name, self._controller_manager_args())
-        elif name == "kube-scheduler":
-            self._start(name, self._scheduler_args())
-        elif name == "kwok":
-            self._start(name, self._kwok_args())
-        elif name == "compute-domain-controller":
-            self._start_compute_domain_controller()
-        else:
-            raise ValueError(name)
-
-    def restart(self, name):
-        self.kill(name)
-        self.start_component(name)
-
-    def etcd_compact(self):
-        """Compacts etcd at its current revision, so a watch resumed from an older
-        resourceVersion is answered 410 Gone, as after a long disconnection."""
-        rev = int(self._etcd_post("/v3/kv/range", {"key": base64.b64encode(b"/").decode()})["header"]["revision"])
-        self._etcd_post("/v3/kv/compaction", {"revision": rev, "physical": True})
-        return rev
-
-    def _etcd_post(self, path, body):
-        req = urllib.request.Request(self.etcd_url() + path, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return json.loads(resp.read())
 
     # -- seeding -----------------------------------------------------------------------
     def _seed(self):

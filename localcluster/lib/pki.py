@@ -29,12 +29,12 @@ def _write(path, data, private=False):
         os.chmod(path, 0o600)
 
 
-def _key_pem(key):
+def key_pem(key):
     return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                              serialization.NoEncryption())
 
 
-def _subject_alt_names(hosts):
+def subject_alt_names(hosts):
     names = []
     for h in hosts:
         try:
@@ -66,7 +66,7 @@ class Pki:
         self.ca_path = self.path("ca.crt")
         self.ca_key_path = self.path("ca.key")
         _write(self.ca_path, self.ca_cert.public_bytes(serialization.Encoding.PEM))
-        _write(self.ca_key_path, _key_pem(self.ca_key), private=True)
+        _write(self.ca_key_path, key_pem(self.ca_key), private=True)
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -83,11 +83,11 @@ class Pki:
                    .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
                    .add_extension(x509.ExtendedKeyUsage(usage), critical=False))
         if hosts:
-            builder = builder.add_extension(_subject_alt_names(hosts), critical=False)
+            builder = builder.add_extension(subject_alt_names(hosts), critical=False)
         cert = builder.sign(self.ca_key, hashes.SHA256())
         crt, key_path = self.path(name + ".crt"), self.path(name + ".key")
         _write(crt, cert.public_bytes(serialization.Encoding.PEM))
-        _write(key_path, _key_pem(key), private=True)
+        _write(key_path, key_pem(key), private=True)
         return crt, key_path
 
     def issue_server(self, name, hosts):
@@ -105,7 +105,7 @@ class Pki:
         """The key pair that signs and verifies ServiceAccount tokens (ES256)."""
         key = ec.generate_private_key(ec.SECP256R1())
         priv, pub = self.path("sa.key"), self.path("sa.pub")
-        _write(priv, _key_pem(key), private=True)
+        _write(priv, key_pem(key), private=True)
         _write(pub, key.public_key().public_bytes(serialization.Encoding.PEM,
                                                   serialization.PublicFormat.SubjectPublicKeyInfo))
         return priv, pub

@@ -23,7 +23,9 @@ struct Auth {
 class Credentials {
  public:
   struct Options {
-    // client-go re-reads token files once a minute (kube-api.md §6.1).
+    // A projected ServiceAccount token is rotated by the kubelet while the operator runs;
+    // re-read once a minute, as client-go does, a rotated token is picked up well before the
+    // old one expires.
     std::chrono::seconds token_file_refresh{60};
   };
   Credentials(const RestConfig& config, Options options);

@@ -12,7 +12,9 @@
 
 namespace dgd::kube {
 
-// One case per failure the caller must tell apart (kube-api.md §2.1, §5.3).
+// One case per failure the caller must tell apart: the API server's status codes and
+// reasons that call for a different reaction (retry, relist, refetch, report), and the
+// client-side failures (timeout, transport, cancel, decode, config).
 enum class ErrorKind {
   kBadRequest,            // 400
   kUnauthorized,          // 401: credentials missing, wrong or expired

@@ -8,32 +8,24 @@ validity, written as PEM files.
     ca.issue(dir, "old", hosts=["127.0.0.1"], expired=True)
 """
 import datetime
-import ipaddress
 import os
+import sys
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "localcluster", "lib"))
+import pki  # noqa: E402  (the PEM and subject-alternative-name helpers the local cluster uses)
+
 
 def _name(common_name):
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
-def _pem_key(key):
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
-
-
-def _san(hosts):
-    names = []
-    for h in hosts:
-        try:
-            names.append(x509.IPAddress(ipaddress.ip_address(h)))
-        except ValueError:
-            names.append(x509.DNSName(h))
-    return x509.SubjectAlternativeName(names)
+_pem_key = pki.key_pem
+_san = pki.subject_alt_names
 
 
 class CertificateAuthority:

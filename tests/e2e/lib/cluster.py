@@ -6,7 +6,6 @@ what tests read from it.
         c.kubectl("apply", "-f", path)
         c.requests(since=0)      # one dict per API request, from the API server's audit log
         c.last_seq()             # the position to read the next requests from
-        c.restart("kube-apiserver")
 
 A request is {"seq", "verb", "resource", "subresource", "namespace", "name", "user",
 "userAgent", "code"}: verb is the API verb (get, list, watch, create, update, patch,
@@ -14,14 +13,12 @@ delete), user the authenticated user name; a watch is one request (its start).
 """
 import os
 import sys
-import time
-import urllib.error
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("DGD_SOURCE_DIR") or os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "localcluster", "lib"))
 import audit_log  # noqa: E402
-from localcluster import KubectlError, LocalCluster, deadline_seconds  # noqa: E402,F401
+from localcluster import KubectlError, LocalCluster  # noqa: E402,F401
 
 # Fast kubelets and download Jobs: what the operator tests start with unless they say otherwise.
 FAST = {"start_delay": 0.2, "ready_delay": 0.5, "job_duration": 0.5, "termination_delay": 0.2}
@@ -59,27 +56,3 @@ class Cluster(LocalCluster):
 
     def last_seq(self):
         return audit_log.lines(self.audit_path)
-
-    def wait_audited(self, pred, what, timeout=30):
-        """Waits until a request matching pred is in the audit log; returns it."""
-        found = []
-
-        def seen():
-            found[:] = [r for r in self.requests() if pred(r)]
-            return bool(found)
-        self.wait_for(seen, what, timeout=timeout)
-        return found[-1]
-
-    def request_retry(self, path, method="GET", body=None, headers=None, deadline=60):
-        """request() that rides out a restarting API server: retries connection errors, 429, 5xx."""
-        end = time.time() + deadline_seconds(deadline)
-        while True:
-            try:
-                status, out = self.request(path, method, body, headers, timeout=10)
-                if status != 429 and status < 500:
-                    return status, out
-            except (urllib.error.URLError, ConnectionError, OSError):
-                status, out = None, None
-            if time.time() > end:
-                raise RuntimeError("%s %s: server unavailable (last %r %r)" % (method, path, status, out))
-            time.sleep(0.1)

@@ -94,28 +94,20 @@ class OperatorEnv:
 
     # -- lifecycle ------------------------------------------------------------
     def __enter__(self):
-        if self.local:
-            self.sim = Cluster(profile=self.profile, crds=False)
-            try:
-                self.sim.start()
-                if self.crds:
-                    self.sim.apply_crds()
-                if self.start:
-                    self.start_operator()
-            except Exception:
-                self.__exit__(None, None, None)
-                raise
-            return self
         args = []
-        if self.profile:
+        if self.profile and not self.local:
             # Fast kubelets and download Jobs. The download Job's pod does not carry the
             # DGD label, so the seed page's `kubectl wait ... pod -l <dgd label>` does
             # not wait on a Completed (never Ready) pod.
             args += ["--profile", os.path.join(ROOT, "tests", "kubesim", "profiles", self.profile + ".yaml"),
                      "--kubelet-start-delay", "0.2", "--kubelet-ready-delay", "0.5", "--job-duration", "0.5",
                      "--pod-termination-delay", "0.2"]
-        self.sim = KubeSim(extra_args=args + self.sim_args).start()
+        if self.local:
+            self.sim = Cluster(profile=self.profile, crds=False)
+        else:
+            self.sim = KubeSim(extra_args=args + self.sim_args)
         try:
+            self.sim.start()
             if self.crds:
                 self.install_crds()
             if self.start:
@@ -142,6 +134,9 @@ class OperatorEnv:
         return False
 
     def install_crds(self):
+        if self.local:
+            self.sim.apply_crds()
+            return
         self.kubectl("apply", "-f", os.path.join(ROOT, "crds"))
         self.kubectl("wait", "--for=condition=Established", "crd/dynamographdeployments.nvidia.com",
                      "--timeout=30s")
